@@ -1,0 +1,1 @@
+# Makes content/ installable as the data package `bot_content` (see pyproject.toml).
