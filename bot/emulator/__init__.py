@@ -1,0 +1,7 @@
+"""A local Telegram Bot API server for end-to-end tests and the sandbox."""
+
+from bot.emulator.emulator import BotApiEmulator
+from bot.emulator.faults import FaultKind
+from bot.emulator.state import SentDocument, SentMessage
+
+__all__ = ["BotApiEmulator", "FaultKind", "SentDocument", "SentMessage"]

@@ -1,0 +1,195 @@
+"""Loads and validates everything in `content/`, naming file and line for every problem.
+
+Content authors edit YAML and run `python -m bot content check`; the bot runs the same
+checks at start-up and refuses to serve half-valid content.
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.problems import Path as ProblemPath
+from bot.problems import Problem
+from bot.services.crisis import CrisisDetector, validate_terms
+from bot.services.helplines import Country, parse_helplines, validate_helplines
+from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
+from bot.services.worksheet_model import (
+    Worksheet,
+    parse_worksheet,
+    validate_worksheet,
+    validate_worksheet_ids,
+)
+from bot.texts import Texts, validate_texts
+
+CONTENT_DIR_ENV = "BOT_CONTENT_DIR"
+
+
+class ContentError(Exception):
+    def __init__(self, problems: list[str]) -> None:
+        super().__init__(f"{len(problems)} problem(s) in content")
+        self.problems = problems
+
+
+@dataclass(frozen=True)
+class Content:
+    root: Path
+    texts: Texts
+    helplines: dict[str, Country]
+    crisis_terms: dict[str, dict[str, list[str]]]
+    detector: CrisisDetector
+    prompts: tuple[Prompt, ...]
+    worksheets: dict[str, Worksheet]  # in display order
+
+
+def content_dir() -> Path:
+    """BOT_CONTENT_DIR, or the content installed with the package (`bot_content`)."""
+    override = os.environ.get(CONTENT_DIR_ENV)
+    if override:
+        return Path(override)
+    return Path(str(importlib.resources.files("bot_content")))
+
+
+@dataclass
+class _Doc:
+    file: Path
+    data: Any
+    lines: dict[ProblemPath, int]
+
+    def locate(self, path: ProblemPath) -> str:
+        # The deepest known ancestor of the path gives the nearest line.
+        for cut in range(len(path), -1, -1):
+            line = self.lines.get(path[:cut])
+            if line is not None:
+                return f"{self.file}:{line}"
+        return f"{self.file}:1"
+
+
+def _load_yaml(file: Path, problems: list[str]) -> _Doc | None:
+    try:
+        text = file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(f"{file}:1: cannot read ({type(exc).__name__})")
+        return None
+    try:
+        node = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 1 if mark is not None else 1
+        problems.append(f"{file}:{line}: not valid YAML ({getattr(exc, 'problem', exc)})")
+        return None
+    lines: dict[ProblemPath, int] = {}
+    if node is None:
+        return _Doc(file, None, lines)
+    data = _to_python(node, (), lines, file, problems)
+    return _Doc(file, data, lines)
+
+
+def _to_python(
+    node: yaml.Node,
+    path: ProblemPath,
+    lines: dict[ProblemPath, int],
+    file: Path,
+    problems: list[str],
+) -> Any:
+    lines[path] = node.start_mark.line + 1
+    if isinstance(node, yaml.MappingNode):
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = _scalar(key_node)
+            if key in result:
+                # PyYAML keeps the last duplicate silently; an author needs to know.
+                problems.append(f"{file}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
+            result[key] = _to_python(value_node, (*path, key), lines, file, problems)
+        return result
+    if isinstance(node, yaml.SequenceNode):
+        return [
+            _to_python(item, (*path, index), lines, file, problems)
+            for index, item in enumerate(node.value)
+        ]
+    return _scalar(node)
+
+
+def _scalar(node: yaml.Node) -> Any:
+    # A loader over an empty stream is only used for its constructors (dates, ints, bools).
+    return yaml.SafeLoader("").construct_object(node, deep=True)
+
+
+def _report(doc: _Doc, found: list[Problem], problems: list[str]) -> None:
+    problems.extend(f"{doc.locate(p.path)}: {p.message}" for p in found)
+
+
+def _checked(
+    root: Path,
+    name: str,
+    validate: Callable[[object], list[Problem]],
+    problems: list[str],
+) -> _Doc | None:
+    file = root / name
+    if not file.is_file():
+        problems.append(f"{file}:1: missing")
+        return None
+    doc = _load_yaml(file, problems)
+    if doc is None:
+        return None
+    found = validate(doc.data)
+    _report(doc, found, problems)
+    return None if found else doc
+
+
+def load_content(root: Path | None = None) -> Content:
+    """Load everything or raise ContentError listing every problem found."""
+    root = root or content_dir()
+    problems: list[str] = []
+    texts_doc = _checked(root, "texts.yaml", validate_texts, problems)
+    help_doc = _checked(root, "helplines.yaml", validate_helplines, problems)
+    terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
+    prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
+
+    worksheets: dict[str, Worksheet] = {}
+    sheet_docs: list[tuple[str, object]] = []
+    sheet_files = sorted((root / "worksheets").glob("*.yaml"))
+    if not sheet_files:
+        problems.append(f"{root / 'worksheets'}:1: no worksheets found")
+    for file in sheet_files:
+        doc = _load_yaml(file, problems)
+        if doc is None:
+            continue
+        found = validate_worksheet(doc.data, file_stem=file.stem)
+        _report(doc, found, problems)
+        sheet_docs.append((str(file), doc.data))
+        if not found:
+            sheet = parse_worksheet(doc.data)
+            worksheets[sheet.id] = sheet
+    for file_name, problem in validate_worksheet_ids(sheet_docs):
+        problems.append(f"{file_name}:1: {problem.message}")
+
+    if problems or None in (texts_doc, help_doc, terms_doc, prompts_doc):
+        raise ContentError(problems)
+    assert texts_doc and help_doc and terms_doc and prompts_doc
+    order = texts_doc.data.get("worksheet_order", [])
+    ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
+    ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
+    return Content(
+        root=root,
+        texts=Texts(texts_doc.data),
+        helplines=parse_helplines(help_doc.data),
+        crisis_terms=terms_doc.data,
+        detector=CrisisDetector.from_terms(terms_doc.data),
+        prompts=parse_prompts(prompts_doc.data),
+        worksheets=ordered,
+    )
+
+
+def check_content(root: Path | None = None) -> list[str]:
+    try:
+        load_content(root)
+    except ContentError as exc:
+        return exc.problems
+    return []

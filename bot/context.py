@@ -1,0 +1,53 @@
+"""What every handler can reach: the per-update context and the shared services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Message
+from telegram.ext import Application, CallbackContext, ExtBot
+
+from bot.clock import Clock
+from bot.config import Settings
+from bot.content import Content
+from bot.services.crisis import CrisisMatch
+from bot.services.people import PeopleService
+from bot.storage.database import Database
+from bot.storage.keystore import KeyStore
+
+SERVICES_KEY = "steady.services"
+
+
+@dataclass
+class Services:
+    settings: Settings
+    content: Content
+    db: Database
+    keys: KeyStore
+    people: PeopleService
+    clock: Clock
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def tx(self, key: str, **values: object) -> str:
+        return self.content.texts(key, **values)
+
+
+class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """PTB builds one context per update and passes it to every handler group in turn, so
+    what the crisis group matched is visible to the groups after it."""
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application, chat_id=chat_id, user_id=user_id)
+        self.crisis: CrisisMatch | None = None
+        self.crisis_reply: Message | None = None
+
+    @property
+    def services(self) -> Services:
+        services: Services = self.application.bot_data[SERVICES_KEY]
+        return services

@@ -1,0 +1,200 @@
+"""/start, /guide, the private-chat guard, free-text routing, the fallback, and errors."""
+
+from __future__ import annotations
+
+import logging
+import re
+
+from telegram import Update
+from telegram.error import Forbidden
+from telegram.ext import ApplicationHandlerStop
+
+from bot.context import Context
+from bot.handlers.common import current_person, is_private, remember, say
+from bot.handlers.router import Router
+from bot.handlers.setup import ONBOARDING, STEPS, Setup
+
+log = logging.getLogger(__name__)
+
+# Deep-link payloads are at most 64 characters of A-Z, a-z, 0-9, _ and -.
+# Source: https://core.telegram.org/bots/features#deep-linking
+_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+
+
+class Basics:
+    def __init__(self, router: Router, setup: Setup) -> None:
+        self.router = router
+        self.setup = setup
+
+    async def start(self, update: Update, context: Context) -> None:
+        user, chat = update.effective_user, update.effective_chat
+        if user is None or chat is None:
+            return
+        services = context.services
+        payload = context.args[0] if context.args else ""
+        if not _PAYLOAD.match(payload):
+            payload = ""  # junk is ignored, never echoed
+        person = await current_person(update, context)
+        if person is None:
+            person = await services.people.create(user.id, chat.id, f"setup:country:{ONBOARDING}")
+            await remember(services, person, update.effective_message)
+            if payload and await self._payload_known(payload):
+                person.profile.pending_worksheet = payload
+                await services.people.save(person)
+            await say(context, chat.id, services.tx("start.welcome"), person=person)
+            await self.setup.begin(update, context, person)
+            return
+        await remember(services, person, update.effective_message)
+        if not person.active or person.chat_id != chat.id:
+            # They blocked us and came back (or a new chat): sends may resume.
+            person.active = True
+            person.chat_id = chat.id
+            await services.people.store.update(
+                person.person_id,
+                now=int(services.clock().timestamp()),
+                chat_enc=person.cipher.seal_text("chat_id", str(chat.id)),
+                active=True,
+            )
+            for hook in self.setup.schedule_changed:
+                await hook(context, person)
+        if not person.profile.onboarded:
+            if payload and await self._payload_known(payload):
+                person.profile.pending_worksheet = payload
+                await services.people.save(person)
+            step = person.state.split(":")[1] if person.state.startswith("setup:") else ""
+            step = step if step in STEPS else STEPS[0]
+            await say(context, chat.id, services.tx("start.resume_setup"), person=person)
+            await self.setup.ask(update, context, person, step, ONBOARDING)
+            return
+        route = self.router.start_payload(payload) if payload else None
+        if route is not None:
+            await route(update, context, person, payload)
+            return
+        await say(context, chat.id, services.tx("start.welcome_back"), person=person)
+
+    async def _payload_known(self, payload: str) -> bool:
+        return self.router.start_payload(payload) is not None
+
+    async def guide(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is not None:
+            person = await current_person(update, context)
+            await remember(context.services, person, update.effective_message)
+            await say(context, chat.id, context.services.tx("guide.text"), person=person)
+
+    async def settings(self, update: Update, context: Context) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            await self._not_started(update, context)
+            return
+        await remember(context.services, person, update.effective_message)
+        await self.setup.show_settings(update, context, person)
+
+    async def _not_started(self, update: Update, context: Context) -> None:
+        chat = update.effective_chat
+        if chat is not None:
+            await say(context, chat.id, context.services.tx("start.not_started"))
+
+    async def private_only(self, update: Update, context: Context) -> None:
+        """Group chats: one line in answer to a command, nothing stored, nothing else run."""
+        if is_private(update):
+            return
+        message = update.effective_message
+        chat = update.effective_chat
+        if update.callback_query is not None:
+            await update.callback_query.answer()
+        elif message is not None and chat is not None and (message.text or "").startswith("/"):
+            await say(context, chat.id, context.services.tx("groups.private_only"))
+        raise ApplicationHandlerStop
+
+    async def on_text(self, update: Update, context: Context) -> None:
+        message = update.message
+        chat = update.effective_chat
+        if message is None or chat is None or message.text is None:
+            return
+        person = await current_person(update, context)
+        if person is None:
+            if context.crisis is None:
+                await self._not_started(update, context)
+            return
+        await remember(context.services, person, message)
+        text = message.text.strip()
+        route = self.router.state_route(person.state) if person.state else None
+        if route is not None:
+            if not text:
+                await say(context, chat.id, context.services.tx("fallback.empty"), person=person)
+                return
+            await route(update, context, person, text)
+            return
+        for idle in self.router.idle:
+            if await idle(update, context, person, text):
+                return
+        if context.crisis is None:
+            await say(context, chat.id, context.services.tx("fallback.text"), person=person)
+
+    async def on_callback(self, update: Update, context: Context) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        found = self.router.callback_route(query.data or "")
+        if found is None:
+            await query.answer(context.services.tx("fallback.stale_button"))
+            return
+        route, arg = found
+        await query.answer()
+        await route(update, context, arg)
+
+    async def on_other(self, update: Update, context: Context) -> None:
+        """Stickers, photos, voice, unknown commands: a short, kind pointer to what works."""
+        message = update.message
+        chat = update.effective_chat
+        if message is None or chat is None or context.crisis is not None:
+            return
+        tx = context.services.tx
+        if message.text is not None and message.text.startswith("/"):
+            text = tx("fallback.unknown_command")
+        elif (
+            message.voice is not None or message.audio is not None or message.video_note is not None
+        ):
+            text = tx("fallback.voice")
+        else:
+            text = tx("fallback.media")
+        person = await current_person(update, context)
+        await remember(context.services, person, message)
+        await say(context, chat.id, text, person=person)
+
+
+async def on_error(update: object, context: Context) -> None:
+    """Log the kind of failure (never the update: it holds the person's words), then help."""
+    error = context.error
+    update_id = update.update_id if isinstance(update, Update) else None
+    log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
+    if not isinstance(update, Update) or update.effective_user is None:
+        return
+    if isinstance(error, Forbidden):
+        try:
+            people = context.services.people
+            await people.set_active(people.person_id(update.effective_user.id), False)
+        except Exception as exc:
+            log.warning("could not mark blocked person inactive: %s", type(exc).__name__)
+        return
+    chat = update.effective_chat
+    if chat is None or not is_private(update):
+        return
+    try:
+        await context.bot.send_message(chat.id, context.services.tx("errors.generic"))
+    except Exception as exc:
+        log.warning("could not send the error reply: %s", type(exc).__name__)
+
+
+async def on_edit(update: Update, context: Context, router: Router) -> None:
+    """An edit updates a stored answer; other edits are ignored on purpose."""
+    message = update.edited_message
+    if message is None or message.text is None or not is_private(update):
+        return
+    person = await current_person(update, context)
+    if person is None:
+        return
+    for route in router.edits:
+        if await route(update, context, person, message.text):
+            return

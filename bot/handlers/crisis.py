@@ -1,0 +1,133 @@
+"""Crisis keywords: the first handler group, on every private message, caption and edit.
+
+The reply goes out before anything touches storage. The country comes from memory; on a
+cache miss storage gets LOOKUP_BUDGET seconds, then the international list is used. The
+message is not consumed: a worksheet answer or journal reply that contains a crisis word is
+still saved by the later groups, which see `context.crisis`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from telegram import Message, Update
+from telegram.ext import ApplicationHandlerStop
+
+from bot.context import Context
+from bot.handlers.common import Button, delete_quietly, is_private, say
+from bot.handlers.router import Router
+from bot.services.crisis import CrisisKind
+from bot.services.crisis_reply import compose_full_list, compose_reply, known_country
+
+log = logging.getLogger(__name__)
+
+LOOKUP_BUDGET = 0.3  # seconds the reply may wait for a country not yet in memory
+
+
+async def country_of(context: Context, user_id: int) -> str | None:
+    people = context.services.people
+    person_id = people.person_id(user_id)
+    if person_id in people.country_cache:
+        return people.country_cache[person_id]
+    try:
+        person = await asyncio.wait_for(people.load_by_id(person_id), LOOKUP_BUDGET)
+    except Exception as exc:  # storage down or slow: the reply must still go out
+        log.warning("crisis country lookup failed: %s", type(exc).__name__)
+        return None
+    return None if person is None else person.profile.country
+
+
+def crisis_buttons(
+    context: Context, country: str | None, trigger_id: int | None
+) -> list[list[Button]]:
+    tx = context.services.tx
+    rows: list[list[Button]] = [[(tx("crisis.btn_more"), "crisis:more")]]
+    if trigger_id is not None:
+        rows.append([(tx("crisis.btn_clear"), f"crisis:clear:{trigger_id}")])
+    if not known_country(context.services.content.helplines, country):
+        rows.append([(tx("crisis.btn_set_country"), "set:country")])
+    rows.append([(tx("crisis.btn_ground"), "crisis:ground")])
+    return rows
+
+
+async def send_crisis_reply(
+    update: Update, context: Context, kind: CrisisKind, trigger: Message | None
+) -> Message | None:
+    chat = update.effective_chat
+    user = update.effective_user
+    if chat is None or user is None:
+        return None
+    country = await country_of(context, user.id)
+    content = context.services.content
+    text = compose_reply(kind, content.helplines, country, context.services.tx)
+    trigger_id = trigger.message_id if trigger is not None else None
+    sent = await say(context, chat.id, text, buttons=crisis_buttons(context, country, trigger_id))
+    context.application.create_task(_count(context, kind), update=update)
+    return sent
+
+
+async def _count(context: Context, kind: CrisisKind) -> None:
+    # Operator statistics only: a day and a kind, never a person or their words.
+    try:
+        day = context.services.clock().date().isoformat()
+        await context.services.people.store.count_crisis(day, kind.value)
+    except Exception as exc:
+        log.warning("crisis count not stored: %s", type(exc).__name__)
+
+
+async def on_message(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None or not is_private(update):
+        return
+    text = message.text or message.caption
+    if not text or text.startswith("/"):
+        return  # commands have their own handlers (/sos and /help show the same lines)
+    match = context.services.content.detector.detect(text)
+    if match is None:
+        return
+    context.crisis = match
+    log.info("crisis reply sent kind=%s update=%s", match.kind.value, update.update_id)
+    context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
+
+
+async def on_sos(update: Update, context: Context) -> None:
+    if not is_private(update):
+        return
+    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
+    raise ApplicationHandlerStop
+
+
+async def on_help(update: Update, context: Context) -> None:
+    if not is_private(update):
+        return
+    await send_crisis_reply(update, context, CrisisKind.GENERAL, None)
+    chat = update.effective_chat
+    if chat is not None:
+        await say(context, chat.id, context.services.tx("guide.text"))
+    raise ApplicationHandlerStop
+
+
+async def on_button(update: Update, context: Context, arg: str) -> None:
+    query = update.callback_query
+    chat = update.effective_chat
+    user = update.effective_user
+    if query is None or chat is None or user is None:
+        return
+    action, _, rest = arg.partition(":")
+    tx = context.services.tx
+    if action == "more":
+        country = await country_of(context, user.id)
+        text = compose_full_list(context.services.content.helplines, country, tx)
+        await say(context, chat.id, text, buttons=[[(tx("crisis.btn_ground"), "crisis:ground")]])
+    elif action == "clear":
+        ids = [query.message.message_id] if query.message is not None else []
+        if rest.isdigit():
+            ids.append(int(rest))
+        await delete_quietly(context, chat.id, ids)
+    elif action == "ground":
+        await say(context, chat.id, tx("crisis.grounding"))
+
+
+def register(router: Router) -> None:
+    router.on_callback("crisis", on_button)

@@ -1,0 +1,72 @@
+"""Dispatch by prefix: button presses by their callback data, free text by stored state.
+
+Feature modules register their prefixes; app.py wires the two entry points. Callback data is
+untrusted input (a client can send any bytes), so unknown or malformed data gets a kind
+"that button has expired" and nothing else.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+
+from telegram import Update
+
+from bot.context import Context
+from bot.services.people import Person
+
+log = logging.getLogger(__name__)
+
+CallbackRoute = Callable[[Update, Context, str], Awaitable[None]]
+TextRoute = Callable[[Update, Context, Person, str], Awaitable[None]]
+IdleRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
+PayloadRoute = Callable[[Update, Context, Person, str], Awaitable[None]]
+EditRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
+
+
+class Router:
+    def __init__(self) -> None:
+        self.callbacks: dict[str, CallbackRoute] = {}
+        self.states: dict[str, TextRoute] = {}
+        # Tried in order for a person with no pending question; the first returning True wins.
+        self.idle: list[IdleRoute] = []
+        # /start payloads by prefix (deep links such as ws_<id>).
+        self.payloads: dict[str, PayloadRoute] = {}
+        # Edited messages: each route says whether the edit was one of its stored texts.
+        self.edits: list[EditRoute] = []
+
+    def on_start_payload(self, prefix: str, route: PayloadRoute) -> None:
+        self.payloads[prefix] = route
+
+    def start_payload(self, payload: str) -> PayloadRoute | None:
+        for prefix, route in self.payloads.items():
+            if payload.startswith(prefix):
+                return route
+        return None
+
+    def on_edit(self, route: EditRoute) -> None:
+        self.edits.append(route)
+
+    def on_callback(self, prefix: str, route: CallbackRoute) -> None:
+        if prefix in self.callbacks:
+            raise ValueError(f"callback prefix {prefix!r} registered twice")
+        self.callbacks[prefix] = route
+
+    def on_state(self, prefix: str, route: TextRoute) -> None:
+        if prefix in self.states:
+            raise ValueError(f"state prefix {prefix!r} registered twice")
+        self.states[prefix] = route
+
+    def on_idle_text(self, route: IdleRoute) -> None:
+        self.idle.append(route)
+
+    def callback_route(self, data: str) -> tuple[CallbackRoute, str] | None:
+        prefix, sep, rest = data.partition(":")
+        route = self.callbacks.get(prefix)
+        if route is None or not sep:
+            return None
+        return route, rest
+
+    def state_route(self, state: str) -> TextRoute | None:
+        prefix = state.partition(":")[0]
+        return self.states.get(prefix)

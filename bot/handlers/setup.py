@@ -1,0 +1,406 @@
+"""Onboarding (/start) and /settings: country, time zone, daily check-in, discretion.
+
+Both walk the same steps; the stored state `setup:<step>:<mode>` says which step waits for
+typed input and whether to go on to the next step (onboarding) or back to the menu
+(settings). Buttons carry the choice itself, so a stale button still does the right thing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import time
+
+from telegram import Update
+
+from bot.context import Context
+from bot.handlers.common import Button, current_person, replace_or_say, say
+from bot.handlers.router import Router
+from bot.services import geo
+from bot.services.people import ALL_DAYS, Person
+from bot.services.schedule import is_valid_timezone, parse_local_time
+
+ONBOARDING = "onboarding"
+SETTINGS = "settings"
+STEPS = ("country", "timezone", "time", "safety")
+SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
+DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+ScheduleHook = Callable[[Context, Person], Awaitable[None]]
+FinishHook = Callable[[Update, Context, Person], Awaitable[bool]]
+
+
+class Setup:
+    def __init__(self) -> None:
+        # Daily prompts recompute the next due instant when any of these settings change.
+        self.schedule_changed: list[ScheduleHook] = []
+        # Run after onboarding ends (a deep-linked worksheet opens here); True = handled.
+        self.after_onboarding: list[FinishHook] = []
+
+    def register(self, router: Router) -> None:
+        router.on_state("setup", self.on_text)
+        router.on_callback("cty", self.on_country_button)
+        router.on_callback("tz", self.on_timezone_button)
+        router.on_callback("time", self.on_time_button)
+        router.on_callback("safe", self.on_safety_button)
+        router.on_callback("set", self.on_settings_button)
+        router.on_callback("day", self.on_day_button)
+
+    # --- entry points -------------------------------------------------------------------
+
+    async def begin(self, update: Update, context: Context, person: Person) -> None:
+        await self.ask(update, context, person, "country", ONBOARDING)
+
+    async def show_settings(self, update: Update, context: Context, person: Person) -> None:
+        await context.services.people.set_state(person, "")
+        tx = context.services.tx
+        p = person.profile
+        if not p.daily_enabled or p.daily_time is None:
+            daily = tx("settings.daily_off")
+        else:
+            days = self._days_label(context, p.daily_days)
+            daily = tx("settings.daily_on", time=p.daily_time, days=days)
+            if p.paused:
+                daily += " " + tx("settings.paused_suffix")
+        text = tx(
+            "settings.summary",
+            country=self._country_label(context, p.country),
+            timezone=p.timezone or tx("settings.not_set"),
+            daily=daily,
+            neutral=tx("settings.on") if p.neutral_wording else tx("settings.off"),
+            silent=tx("settings.on") if p.silent else tx("settings.off"),
+            discreet=tx("settings.on") if p.discreet else tx("settings.off"),
+        )
+        pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
+        buttons: list[list[Button]] = [
+            [(tx("settings.btn_country"), "set:country"), (tx("settings.btn_tz"), "set:tz")],
+            [(tx("settings.btn_time"), "set:time"), (tx("settings.btn_days"), "set:days")],
+            [(tx(pause_label), "set:pause"), (tx("settings.btn_neutral"), "set:neutral")],
+            [
+                (tx("settings.btn_silent"), "set:silent"),
+                (tx("settings.btn_discreet"), "set:discreet"),
+            ],
+            [(tx("settings.btn_forget"), "set:forget"), (tx("settings.btn_done"), "set:close")],
+        ]
+        await replace_or_say(context, update, text, person=person, buttons=buttons)
+
+    # --- asking -------------------------------------------------------------------------
+
+    async def ask(
+        self, update: Update, context: Context, person: Person, step: str, mode: str
+    ) -> None:
+        tx = context.services.tx
+        chat_id = person.chat_id
+        if step == "country":
+            await context.services.people.set_state(person, f"setup:country:{mode}")
+            featured: list[str] = context.services.content.texts.data["featured_countries"]
+            names = geo.country_names()
+            flat: list[Button] = [(names.get(c, c), f"cty:{c}") for c in featured]
+            rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+            rows.append([(tx("setup.btn_skip_country"), "cty:skip")])
+            await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
+        elif step == "timezone":
+            await self._ask_timezone(update, context, person, mode)
+        elif step == "time":
+            await context.services.people.set_state(person, f"setup:time:{mode}")
+            times: list[Button] = [(t, f"time:{t}") for t in SUGGESTED_TIMES]
+            rows = [times[:3], times[3:], [(tx("setup.btn_no_daily"), "time:off")]]
+            await say(context, chat_id, tx("setup.ask_time"), person=person, buttons=rows)
+        elif step == "safety":
+            await context.services.people.set_state(person, f"setup:safety:{mode}")
+            rows = [
+                [(tx("setup.btn_shared_yes"), "safe:yes"), (tx("setup.btn_shared_no"), "safe:no")]
+            ]
+            await say(context, chat_id, tx("setup.ask_safety"), person=person, buttons=rows)
+
+    async def _ask_timezone(
+        self, update: Update, context: Context, person: Person, mode: str
+    ) -> None:
+        tx = context.services.tx
+        country = person.profile.country
+        zones = geo.zones_for(country) if country else ()
+        if len(zones) == 1:
+            person.profile.timezone = zones[0].name
+            await context.services.people.save(person)
+            await say(
+                context,
+                person.chat_id,
+                tx("setup.timezone_auto", timezone=zones[0].name),
+                person=person,
+            )
+            await self._schedule_changed(context, person)
+            await self.next_step(update, context, person, "timezone", mode)
+            return
+        await context.services.people.set_state(person, f"setup:timezone:{mode}")
+        choices = geo.main_zones(country) if country else ()
+        rows = [
+            [(f"{z.city} ({z.description})" if z.description else z.city, f"tz:{z.name}")]
+            for z in choices
+        ]
+        key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
+        await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
+
+    async def next_step(
+        self, update: Update, context: Context, person: Person, done: str, mode: str
+    ) -> None:
+        if mode == SETTINGS:
+            await self.show_settings(update, context, person)
+            return
+        index = STEPS.index(done) + 1
+        if index < len(STEPS):
+            await self.ask(update, context, person, STEPS[index], mode)
+            return
+        await self.finish_onboarding(update, context, person)
+
+    async def finish_onboarding(self, update: Update, context: Context, person: Person) -> None:
+        person.profile.onboarded = True
+        person.state = ""
+        await context.services.people.save(person)
+        for hook in self.after_onboarding:
+            if await hook(update, context, person):
+                return
+        await say(context, person.chat_id, context.services.tx("setup.done"), person=person)
+
+    # --- typed answers ------------------------------------------------------------------
+
+    async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
+        _, step, mode = [*person.state.split(":"), "", ""][:3]
+        mode = mode if mode in (ONBOARDING, SETTINGS) else ONBOARDING
+        tx = context.services.tx
+        if step == "country":
+            aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
+            code = geo.find_country(text, aliases)
+            if code is None:
+                await say(context, person.chat_id, tx("setup.country_unknown"), person=person)
+                return
+            await self._set_country(update, context, person, code, mode)
+        elif step == "timezone":
+            zone = geo.find_timezone(text)
+            if zone is None or not is_valid_timezone(zone):
+                await say(context, person.chat_id, tx("setup.timezone_unknown"), person=person)
+                return
+            await self._set_timezone(update, context, person, zone, mode)
+        elif step == "time":
+            parsed = parse_local_time(text)
+            if parsed is None:
+                await say(context, person.chat_id, tx("setup.time_unknown"), person=person)
+                return
+            await self._set_time(update, context, person, parsed, mode)
+        else:
+            # Waiting for a button (the safety question): say so instead of guessing.
+            await say(context, person.chat_id, tx("setup.use_buttons"), person=person)
+
+    # --- buttons ------------------------------------------------------------------------
+
+    async def _person_and_mode(
+        self, update: Update, context: Context, step: str
+    ) -> tuple[Person, str] | None:
+        person = await current_person(update, context)
+        if person is None:
+            return None
+        expected = f"setup:{step}:"
+        mode = person.state[len(expected) :] if person.state.startswith(expected) else SETTINGS
+        if not person.profile.onboarded and mode == SETTINGS:
+            mode = ONBOARDING
+        return person, mode
+
+    async def on_country_button(self, update: Update, context: Context, arg: str) -> None:
+        found = await self._person_and_mode(update, context, "country")
+        if found is None:
+            return
+        person, mode = found
+        if arg == "skip":
+            person.profile.country = None
+            await context.services.people.save(person)
+            await self.next_step(update, context, person, "country", mode)
+            return
+        if arg not in geo.country_names():
+            return
+        await self._set_country(update, context, person, arg, mode)
+
+    async def on_timezone_button(self, update: Update, context: Context, arg: str) -> None:
+        found = await self._person_and_mode(update, context, "timezone")
+        if found is None or not is_valid_timezone(arg):
+            return
+        person, mode = found
+        await self._set_timezone(update, context, person, arg, mode)
+
+    async def on_time_button(self, update: Update, context: Context, arg: str) -> None:
+        found = await self._person_and_mode(update, context, "time")
+        if found is None:
+            return
+        person, mode = found
+        if arg == "off":
+            person.profile.daily_enabled = False
+            await context.services.people.save(person)
+            await self._schedule_changed(context, person)
+            await self.next_step(update, context, person, "time", mode)
+            return
+        parsed = parse_local_time(arg)
+        if parsed is None:
+            return
+        await self._set_time(update, context, person, parsed, mode)
+
+    async def on_safety_button(self, update: Update, context: Context, arg: str) -> None:
+        found = await self._person_and_mode(update, context, "safety")
+        if found is None:
+            return
+        person, mode = found
+        tx = context.services.tx
+        if arg == "yes":
+            person.profile.shared_device = True
+            await context.services.people.save(person)
+            rows = [
+                [(tx("setup.btn_discreet_on"), "safe:discreet")],
+                [(tx("setup.btn_discreet_later"), "safe:later")],
+            ]
+            await replace_or_say(
+                context, update, tx("setup.safety_advice"), person=person, buttons=rows
+            )
+            return
+        if arg == "no":
+            person.profile.shared_device = False
+        elif arg == "discreet":
+            person.profile.discreet = True
+            person.profile.neutral_wording = True
+            person.profile.silent = True
+        elif arg != "later":
+            return
+        await context.services.people.save(person)
+        if arg == "discreet":
+            await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
+        await self.next_step(update, context, person, "safety", mode)
+
+    async def on_settings_button(self, update: Update, context: Context, arg: str) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        p = person.profile
+        tx = context.services.tx
+        if arg in ("country", "tz", "time"):
+            step = {"country": "country", "tz": "timezone", "time": "time"}[arg]
+            await self.ask(update, context, person, step, SETTINGS)
+            return
+        if arg == "days":
+            await self._show_days(update, context, person)
+            return
+        if arg == "forget":
+            await say(
+                context,
+                person.chat_id,
+                tx("forget.confirm"),
+                person=person,
+                buttons=[
+                    [(tx("forget.btn_yes"), "forget:yes"), (tx("forget.btn_no"), "forget:no")]
+                ],
+            )
+            return
+        if arg == "close":
+            await replace_or_say(context, update, tx("settings.closed"), person=person)
+            return
+        toggles = {
+            "pause": "paused",
+            "neutral": "neutral_wording",
+            "silent": "silent",
+            "discreet": "discreet",
+        }
+        if arg in toggles:
+            name = toggles[arg]
+            setattr(p, name, not getattr(p, name))
+            await context.services.people.save(person)
+            if arg == "pause":
+                await self._schedule_changed(context, person)
+        elif arg != "menu":
+            return
+        await self.show_settings(update, context, person)
+
+    async def on_day_button(self, update: Update, context: Context, arg: str) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        if arg == "done":
+            await self._schedule_changed(context, person)
+            await self.show_settings(update, context, person)
+            return
+        if arg not in DAY_KEYS:
+            return
+        day = DAY_KEYS.index(arg)
+        days = set(person.profile.daily_days)
+        days.symmetric_difference_update({day})
+        person.profile.daily_days = tuple(sorted(days))
+        await context.services.people.save(person)
+        await self._show_days(update, context, person)
+
+    # --- changes ------------------------------------------------------------------------
+
+    async def _set_country(
+        self, update: Update, context: Context, person: Person, code: str, mode: str
+    ) -> None:
+        changed = person.profile.country != code
+        person.profile.country = code
+        zones = geo.zones_for(code)
+        if changed and person.profile.timezone not in {z.name for z in zones}:
+            # The old zone belongs to another country: ask again rather than keep a wrong one.
+            person.profile.timezone = None
+        await context.services.people.save(person)
+        name = geo.country_names().get(code, code)
+        await replace_or_say(
+            context, update, context.services.tx("setup.country_set", country=name), person=person
+        )
+        if person.profile.timezone is None or (mode == ONBOARDING and changed):
+            await self._ask_timezone(update, context, person, mode)
+            return
+        await self.next_step(update, context, person, "country", mode)
+
+    async def _set_timezone(
+        self, update: Update, context: Context, person: Person, zone: str, mode: str
+    ) -> None:
+        person.profile.timezone = zone
+        await context.services.people.save(person)
+        await replace_or_say(
+            context, update, context.services.tx("setup.timezone_set", timezone=zone), person=person
+        )
+        await self._schedule_changed(context, person)
+        await self.next_step(update, context, person, "timezone", mode)
+
+    async def _set_time(
+        self, update: Update, context: Context, person: Person, value: time, mode: str
+    ) -> None:
+        tx = context.services.tx
+        person.profile.daily_time = value.strftime("%H:%M")
+        person.profile.daily_enabled = True
+        person.profile.paused = False
+        await context.services.people.save(person)
+        await replace_or_say(
+            context, update, tx("setup.time_set", time=person.profile.daily_time), person=person
+        )
+        await self._schedule_changed(context, person)
+        await self.next_step(update, context, person, "time", mode)
+
+    async def _schedule_changed(self, context: Context, person: Person) -> None:
+        for hook in self.schedule_changed:
+            await hook(context, person)
+
+    # --- labels -------------------------------------------------------------------------
+
+    def _country_label(self, context: Context, code: str | None) -> str:
+        if code is None:
+            return context.services.tx("settings.not_set")
+        return geo.country_names().get(code, code)
+
+    def _days_label(self, context: Context, days: tuple[int, ...]) -> str:
+        tx = context.services.tx
+        if tuple(sorted(days)) == ALL_DAYS:
+            return tx("days.every_day")
+        if not days:
+            return tx("days.no_days")
+        return ", ".join(tx(f"days.{DAY_KEYS[d]}") for d in sorted(days))
+
+    async def _show_days(self, update: Update, context: Context, person: Person) -> None:
+        tx = context.services.tx
+        chosen = set(person.profile.daily_days)
+        flat: list[Button] = [
+            (("✓ " if i in chosen else "") + tx(f"days.{key}"), f"day:{key}")
+            for i, key in enumerate(DAY_KEYS)
+        ]
+        rows = [flat[:4], flat[4:], [(tx("days.btn_done"), "day:done")]]
+        await replace_or_say(context, update, tx("days.choose"), person=person, buttons=rows)

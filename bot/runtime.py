@@ -1,0 +1,131 @@
+"""Start and stop the whole bot: storage, keys, content, the PTB Application, its jobs.
+
+`python -m bot`, the sandbox and the end-to-end tests all start the bot through `Runtime`,
+so the tests exercise exactly what production runs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from telegram import Update
+
+from bot.app import Features, StApp, build_application, menu_commands
+from bot.clock import Clock, system_clock
+from bot.config import ConfigError, Settings, ensure_data_dir
+from bot.content import Content, load_content
+from bot.context import Services
+from bot.keys import resolve_master_key
+from bot.services.people import PeopleService
+from bot.storage.database import Database
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore
+from bot.storage.schema import MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+FeatureHook = Callable[[StApp, Features], None]
+
+
+@dataclass
+class Storage:
+    db: Database
+    keys: KeyStore
+
+    async def close(self) -> None:
+        await self.keys.close()
+        await self.db.close()
+
+
+async def open_storage(settings: Settings) -> Storage:
+    ensure_data_dir(settings.data_dir)
+    master = resolve_master_key(settings)
+    keys = await KeyStore.open(settings.key_db, master)
+    try:
+        db = await Database.open(settings.data_db, MIGRATIONS)
+    except BaseException:
+        await keys.close()
+        raise
+    return Storage(db, keys)
+
+
+def all_features() -> list[FeatureHook]:
+    """Feature modules that plug into the app (worksheets, daily prompts, ...)."""
+    from bot.handlers import registry  # noqa: PLC0415 - avoids an import cycle with app.py
+
+    return registry.FEATURES
+
+
+class Runtime:
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        clock: Clock = system_clock,
+        content: Content | None = None,
+        throttle: bool = True,
+        poll_interval: float = 0.0,
+    ) -> None:
+        if settings.token is None:
+            raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
+        self.settings = settings
+        self.clock = clock
+        self._content = content
+        self._throttle = throttle
+        self._poll_interval = poll_interval
+        self.storage: Storage | None = None
+        self.app: StApp | None = None
+        self.features: Features | None = None
+        self.services: Services | None = None
+
+    async def start(self) -> None:
+        content = self._content or load_content()
+        storage = await open_storage(self.settings)
+        self.storage = storage
+        people = PeopleService(
+            PeopleStore(storage.db), storage.keys, await storage.keys.pseudonym_key(), self.clock
+        )
+        services = Services(
+            settings=self.settings,
+            content=content,
+            db=storage.db,
+            keys=storage.keys,
+            people=people,
+            clock=self.clock,
+        )
+        self.services = services
+        hooks = all_features()
+
+        def connect(app: StApp, features: Features) -> None:
+            for hook in hooks:
+                hook(app, features)
+
+        app, features = build_application(
+            services, throttle=self._throttle, connect_features=connect
+        )
+        self.app, self.features = app, features
+        await app.initialize()
+        await app.bot.set_my_commands(menu_commands(services, features))
+        assert app.updater is not None
+        await app.updater.start_polling(
+            poll_interval=self._poll_interval,
+            allowed_updates=Update.ALL_TYPES,
+            drop_pending_updates=False,
+        )
+        await app.start()
+        log.info("bot started")
+
+    async def stop(self) -> None:
+        app = self.app
+        if app is not None:
+            if app.updater is not None and app.updater.running:
+                await app.updater.stop()
+            if app.running:
+                await app.stop()
+            await app.shutdown()
+        if self.storage is not None:
+            await self.storage.close()
+            self.storage = None
+        log.info("bot stopped")

@@ -1,0 +1,175 @@
+"""People: pseudonymous identity, sealed settings and chat id, and crypto-shredding."""
+
+from __future__ import annotations
+
+import json
+from collections import OrderedDict
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from bot.clock import Clock
+from bot.crypto import PersonCipher, pseudonym
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore, PersonRow
+
+ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+PROFILE_SLOT = "profile"
+CHAT_SLOT = "chat_id"
+# Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
+_CIPHER_CACHE_SIZE = 20_000
+
+
+@dataclass
+class Profile:
+    """Everything a person chose. Sealed as JSON, so adding a field needs no migration."""
+
+    country: str | None = None
+    timezone: str | None = None
+    daily_time: str | None = None  # "HH:MM", local
+    daily_days: tuple[int, ...] = ALL_DAYS  # 0 = Monday
+    daily_enabled: bool = False
+    paused: bool = False
+    skip_date: str | None = None  # a local date whose prompt is skipped
+    neutral_wording: bool = False
+    silent: bool = False
+    discreet: bool = False
+    onboarded: bool = False
+    shared_device: bool | None = None  # answer to "could someone else read this chat?"
+    active_worksheet: str | None = None
+    pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Profile:
+        raw: dict[str, Any] = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        if "daily_days" in values:
+            values["daily_days"] = tuple(int(d) for d in values["daily_days"])
+        return cls(**values)
+
+
+@dataclass
+class Person:
+    person_id: str
+    chat_id: int
+    profile: Profile
+    state: str
+    active: bool
+    cipher: PersonCipher = field(repr=False)
+    next_due_utc: int | None = None
+    next_due_date: str | None = None
+
+
+class PeopleService:
+    def __init__(
+        self, store: PeopleStore, keys: KeyStore, pseudonym_key: bytes, clock: Clock
+    ) -> None:
+        self.store = store
+        self.keys = keys
+        self._pseudonym_key = pseudonym_key
+        self._clock = clock
+        self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
+        # Last known country per person, so the crisis reply never has to wait on storage.
+        self.country_cache: dict[str, str | None] = {}
+
+    def person_id(self, user_id: int) -> str:
+        return pseudonym(self._pseudonym_key, user_id)
+
+    def _now(self) -> int:
+        return int(self._clock().timestamp())
+
+    async def cipher(self, person_id: str, *, create: bool = False) -> PersonCipher | None:
+        cached = self._ciphers.get(person_id)
+        if cached is not None:
+            self._ciphers.move_to_end(person_id)
+            return cached
+        key = await self.keys.data_key(person_id)
+        if key is None:
+            if not create:
+                return None
+            key = await self.keys.create_data_key(person_id)
+        return self._remember(PersonCipher(person_id, key))
+
+    def _remember(self, cipher: PersonCipher) -> PersonCipher:
+        self._ciphers[cipher.owner] = cipher
+        self._ciphers.move_to_end(cipher.owner)
+        while len(self._ciphers) > _CIPHER_CACHE_SIZE:
+            self._ciphers.popitem(last=False)
+        return cipher
+
+    async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
+        missing = [p for p in person_ids if p not in self._ciphers]
+        if missing:
+            for pid, key in (await self.keys.data_keys(missing)).items():
+                self._remember(PersonCipher(pid, key))
+        return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
+
+    def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
+        profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
+        self.country_cache[row.person_id] = profile.country
+        return Person(
+            person_id=row.person_id,
+            chat_id=int(cipher.open_text(CHAT_SLOT, row.chat_enc)),
+            profile=profile,
+            state=row.state,
+            active=row.active,
+            cipher=cipher,
+            next_due_utc=row.next_due_utc,
+            next_due_date=row.next_due_date,
+        )
+
+    async def load(self, user_id: int) -> Person | None:
+        return await self.load_by_id(self.person_id(user_id))
+
+    async def load_by_id(self, person_id: str) -> Person | None:
+        row = await self.store.get(person_id)
+        if row is None:
+            return None
+        cipher = await self.cipher(person_id)
+        if cipher is None:
+            # A row without a key is unreadable by design (half-finished /forget).
+            return None
+        return self.open_row(row, cipher)
+
+    async def create(self, user_id: int, chat_id: int, state: str) -> Person:
+        person_id = self.person_id(user_id)
+        cipher = await self.cipher(person_id, create=True)
+        assert cipher is not None
+        profile = Profile()
+        await self.store.insert(
+            person_id,
+            cipher.seal_text(CHAT_SLOT, str(chat_id)),
+            cipher.seal_text(PROFILE_SLOT, profile.to_json()),
+            state,
+            self._now(),
+        )
+        self.country_cache[person_id] = None
+        return Person(person_id, chat_id, profile, state, True, cipher)
+
+    async def save(self, person: Person) -> None:
+        """Write profile, state and active flag (one statement, so never half-saved)."""
+        await self.store.update(
+            person.person_id,
+            now=self._now(),
+            profile_enc=person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json()),
+            state=person.state,
+            active=person.active,
+        )
+        self.country_cache[person.person_id] = person.profile.country
+
+    async def set_state(self, person: Person, state: str) -> None:
+        person.state = state
+        await self.store.update(person.person_id, now=self._now(), state=state)
+
+    async def set_active(self, person_id: str, active: bool) -> None:
+        await self.store.update(person_id, now=self._now(), active=active)
+
+    async def forget(self, person_id: str) -> None:
+        """Destroy the key first: if deleting rows then fails, they are already unreadable."""
+        await self.keys.destroy_data_key(person_id)
+        self._ciphers.pop(person_id, None)
+        self.country_cache.pop(person_id, None)
+        await self.store.delete(person_id)

@@ -1,0 +1,99 @@
+"""How every Bot API call is throttled and retried (PTB's rate-limiter hook).
+
+- Throttling: PTB's AIORateLimiter (about 30 messages/s overall, 20/min per group), or none
+  for benchmarks that measure our own cost.
+- 429 Too Many Requests: every request pauses until `retry_after` has passed (Telegram's
+  flood control is per bot, so one 429 means the others would get one too), then retries.
+- 5xx and timeouts (`NetworkError`, `TimedOut`): retried with exponential backoff.
+- 400/403 and the like are final and reach the caller; 403 marks the person inactive there.
+
+A timed-out send may have reached Telegram; retrying it can show a message twice. We accept
+that: a duplicate prompt is better than a lost crisis reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.ext import AIORateLimiter, BaseRateLimiter
+
+log = logging.getLogger(__name__)
+
+JSONDict = dict[str, Any]
+
+
+def retry_seconds(exc: RetryAfter) -> float:
+    value = exc.retry_after
+    return value.total_seconds() if isinstance(value, dt.timedelta) else float(value)
+
+
+class SendPolicy(BaseRateLimiter[int]):
+    def __init__(
+        self,
+        *,
+        throttle: bool = True,
+        attempts: int = 6,
+        base_delay: float = 0.5,
+        max_delay: float = 30.0,
+    ) -> None:
+        self._throttle = AIORateLimiter(max_retries=0) if throttle else None
+        self._attempts = attempts
+        self._base_delay = base_delay
+        self._max_delay = max_delay
+        self._resume_at = 0.0  # monotonic time before which nothing is sent (after a 429)
+
+    async def initialize(self) -> None:
+        if self._throttle is not None:
+            await self._throttle.initialize()
+
+    async def shutdown(self) -> None:
+        if self._throttle is not None:
+            await self._throttle.shutdown()
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | JSONDict | list[JSONDict]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | JSONDict | list[JSONDict]:
+        delay = self._base_delay
+        for attempt in range(1, self._attempts + 1):
+            wait = self._resume_at - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            try:
+                if self._throttle is not None:
+                    return await self._throttle.process_request(
+                        callback, args, kwargs, endpoint, data, rate_limit_args
+                    )
+                return await callback(*args, **kwargs)
+            except RetryAfter as exc:
+                if attempt == self._attempts:
+                    raise
+                pause = retry_seconds(exc)
+                self._resume_at = max(self._resume_at, time.monotonic() + pause)
+                log.warning("telegram flood control on %s: pausing %.1fs", endpoint, pause)
+            except BadRequest:
+                raise
+            except NetworkError as exc:
+                if attempt == self._attempts:
+                    raise
+                log.warning(
+                    "telegram %s failed (%s), retry %d in %.1fs",
+                    endpoint,
+                    type(exc).__name__,
+                    attempt,
+                    delay,
+                )
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, self._max_delay)
+        raise AssertionError("unreachable")  # pragma: no cover

@@ -1,0 +1,122 @@
+"""One aiosqlite connection per database file, its pragmas, transactions and migrations."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import AsyncIterator, Iterable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+
+BUSY_TIMEOUT_MS = 5000
+
+Row = sqlite3.Row
+
+
+class StorageError(Exception):
+    """The database could not be opened or migrated."""
+
+
+class Database:
+    """A connection with WAL, foreign keys, secure_delete, and serialised write transactions.
+
+    aiosqlite runs every statement on one thread; the write lock keeps two tasks from
+    interleaving statements inside one transaction.
+    """
+
+    def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
+        self.conn = conn
+        self.path = path
+        self._write_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, migrations: Sequence[tuple[int, str]]) -> Database:
+        try:
+            conn = await aiosqlite.connect(path, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise StorageError(f"cannot open {path}: {exc}") from None
+        conn.row_factory = sqlite3.Row
+        db = cls(conn, path)
+        try:
+            for pragma in (
+                "PRAGMA journal_mode=WAL",
+                "PRAGMA foreign_keys=ON",
+                f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}",
+                # Deleted rows are overwritten with zeros, not left in free pages.
+                "PRAGMA secure_delete=ON",
+                # An acknowledged answer survives power loss, not only a process crash.
+                "PRAGMA synchronous=FULL",
+            ):
+                await conn.execute(pragma)
+            await db.migrate(migrations)
+        except sqlite3.Error as exc:
+            await conn.close()
+            raise StorageError(f"cannot prepare {path}: {exc}") from None
+        return db
+
+    async def close(self) -> None:
+        await self.conn.close()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        async with self._write_lock:
+            await self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+            except BaseException:
+                await self.conn.execute("ROLLBACK")
+                raise
+            await self.conn.execute("COMMIT")
+
+    async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
+        async with self.conn.execute(sql, tuple(params)) as cursor:
+            row: Row | None = await cursor.fetchone()
+            return row
+
+    async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
+        async with self.conn.execute(sql, tuple(params)) as cursor:
+            return list(await cursor.fetchall())
+
+    async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
+        """One write in its own transaction; returns the number of rows changed."""
+        async with self.transaction() as conn, conn.execute(sql, tuple(params)) as cursor:
+            return cursor.rowcount
+
+    async def migrate(self, migrations: Sequence[tuple[int, str]]) -> None:
+        await self.conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
+        )
+        row = await self.fetch_one("SELECT MAX(version) AS v FROM schema_version")
+        current = int(row["v"]) if row is not None and row["v"] is not None else 0
+        for version, sql in migrations:
+            if version <= current:
+                continue
+            async with self.transaction() as conn:
+                for statement in _split_statements(sql):
+                    await conn.execute(statement)
+                await conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+    async def checkpoint(self) -> None:
+        """Fold the WAL into the main file and truncate it, so deleted data leaves the WAL."""
+        await self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+    async def backup_to(self, target: Path) -> None:
+        await self.conn.execute("VACUUM INTO ?", (str(target),))
+
+
+def _split_statements(script: str) -> list[str]:
+    """Split a migration on ';' (executescript would commit our transaction early)."""
+    statements: list[str] = []
+    buffer = ""
+    for line in script.splitlines(keepends=True):
+        buffer += line
+        if sqlite3.complete_statement(buffer):
+            if buffer.strip():
+                statements.append(buffer.strip())
+            buffer = ""
+    if buffer.strip():
+        statements.append(buffer.strip())
+    return statements

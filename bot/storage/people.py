@@ -1,0 +1,139 @@
+"""SQL for people: their sealed row, conversation state, recent message ids, deletion."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.storage.database import Database, Row
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    person_id: str
+    chat_enc: bytes
+    profile_enc: bytes
+    state: str
+    active: bool
+    next_due_utc: int | None
+    next_due_date: str | None
+
+
+def _person(row: Row) -> PersonRow:
+    return PersonRow(
+        person_id=str(row["person_id"]),
+        chat_enc=bytes(row["chat_enc"]),
+        profile_enc=bytes(row["profile_enc"]),
+        state=str(row["state"]),
+        active=bool(row["active"]),
+        next_due_utc=None if row["next_due_utc"] is None else int(row["next_due_utc"]),
+        next_due_date=None if row["next_due_date"] is None else str(row["next_due_date"]),
+    )
+
+
+_COLUMNS = "person_id, chat_enc, profile_enc, state, active, next_due_utc, next_due_date"
+
+
+class PeopleStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def get(self, person_id: str) -> PersonRow | None:
+        row = await self.db.fetch_one(
+            f"SELECT {_COLUMNS} FROM people WHERE person_id = ?",  # noqa: S608 - constant columns
+            (person_id,),
+        )
+        return None if row is None else _person(row)
+
+    async def get_many(self, person_ids: list[str]) -> list[PersonRow]:
+        if not person_ids:
+            return []
+        marks = ",".join("?" * len(person_ids))
+        rows = await self.db.fetch_all(
+            f"SELECT {_COLUMNS} FROM people WHERE person_id IN ({marks})",  # noqa: S608 - placeholders only
+            person_ids,
+        )
+        return [_person(r) for r in rows]
+
+    async def insert(
+        self, person_id: str, chat_enc: bytes, profile_enc: bytes, state: str, now: int
+    ) -> None:
+        await self.db.execute(
+            "INSERT INTO people (person_id, chat_enc, profile_enc, state, active, created_at,"
+            " updated_at) VALUES (?, ?, ?, ?, 1, ?, ?)",
+            (person_id, chat_enc, profile_enc, state, now, now),
+        )
+
+    async def update(
+        self,
+        person_id: str,
+        *,
+        now: int,
+        profile_enc: bytes | None = None,
+        chat_enc: bytes | None = None,
+        state: str | None = None,
+        active: bool | None = None,
+    ) -> None:
+        sets = ["updated_at = ?"]
+        params: list[object] = [now]
+        for column, value in (
+            ("profile_enc", profile_enc),
+            ("chat_enc", chat_enc),
+            ("state", state),
+            ("active", None if active is None else int(active)),
+        ):
+            if value is not None:
+                sets.append(f"{column} = ?")
+                params.append(value)
+        params.append(person_id)
+        await self.db.execute(
+            f"UPDATE people SET {', '.join(sets)} WHERE person_id = ?",  # noqa: S608 - fixed column names
+            params,
+        )
+
+    async def set_next_due(
+        self, person_id: str, due_utc: int | None, local_date: str | None
+    ) -> None:
+        await self.db.execute(
+            "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?",
+            (due_utc, local_date, person_id),
+        )
+
+    async def delete(self, person_id: str) -> None:
+        """Delete the person and (by cascade) everything of theirs, then scrub the WAL."""
+        await self.db.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
+        await self.db.checkpoint()
+
+    async def remember_message(self, person_id: str, message_id: int, sent_at: int) -> None:
+        await self.db.execute(
+            "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at) VALUES (?, ?, ?)",
+            (person_id, message_id, sent_at),
+        )
+
+    async def recent_messages(self, person_id: str, since: int) -> list[int]:
+        rows = await self.db.fetch_all(
+            "SELECT message_id FROM chat_messages WHERE person_id = ? AND sent_at >= ?"
+            " ORDER BY message_id",
+            (person_id, since),
+        )
+        return [int(r["message_id"]) for r in rows]
+
+    async def forget_messages(self, person_id: str, message_ids: list[int]) -> None:
+        async with self.db.transaction() as conn:
+            await conn.executemany(
+                "DELETE FROM chat_messages WHERE person_id = ? AND message_id = ?",
+                [(person_id, m) for m in message_ids],
+            )
+
+    async def prune_messages(self, older_than: int) -> int:
+        return await self.db.execute("DELETE FROM chat_messages WHERE sent_at < ?", (older_than,))
+
+    async def count_crisis(self, day: str, kind: str) -> None:
+        await self.db.execute(
+            "INSERT INTO crisis_counts (day, kind, count) VALUES (?, ?, 1)"
+            " ON CONFLICT (day, kind) DO UPDATE SET count = count + 1",
+            (day, kind),
+        )
+
+    async def count(self) -> int:
+        row = await self.db.fetch_one("SELECT COUNT(*) AS n FROM people")
+        return 0 if row is None else int(row["n"])

@@ -1,0 +1,109 @@
+"""Numbered schema migrations for the data database. Append only: never edit a shipped one.
+
+What a stolen copy of this file shows is listed in README "Privacy model": pseudonymous row
+keys, timestamps, worksheet ids and positions, prompt ids. Every text a person wrote, their
+chat id and their settings are sealed (`*_enc` columns).
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        """
+        CREATE TABLE people (
+            person_id TEXT PRIMARY KEY,           -- HMAC of the Telegram user id
+            chat_enc BLOB NOT NULL,               -- sealed chat id
+            profile_enc BLOB NOT NULL,            -- sealed JSON settings (country, timezone, ...)
+            state TEXT NOT NULL DEFAULT '',       -- conversation position, never user text
+            active INTEGER NOT NULL DEFAULT 1,    -- 0 once Telegram says the bot is blocked
+            next_due_utc INTEGER,                 -- next daily prompt, unix seconds
+            next_due_date TEXT,                   -- the person's local date of that prompt
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX people_due ON people (next_due_utc)
+            WHERE next_due_utc IS NOT NULL AND active = 1;
+
+        CREATE TABLE worksheet_progress (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            worksheet_id TEXT NOT NULL,
+            position INTEGER NOT NULL DEFAULT 0,  -- index of the question being asked
+            finished_at INTEGER,
+            started_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, worksheet_id)
+        );
+
+        CREATE TABLE answer_parts (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            worksheet_id TEXT NOT NULL,
+            question_id TEXT NOT NULL,
+            message_id INTEGER NOT NULL,          -- the person's message, so edits find it
+            text_enc BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, message_id)
+        );
+        CREATE INDEX answer_parts_question
+            ON answer_parts (person_id, worksheet_id, question_id);
+
+        CREATE TABLE journal (
+            entry_id TEXT PRIMARY KEY,            -- random, part of the sealing slot
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            prompt_id TEXT,
+            message_id INTEGER,
+            text_enc BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX journal_person ON journal (person_id, created_at);
+        CREATE UNIQUE INDEX journal_message ON journal (person_id, message_id);
+
+        CREATE TABLE deliveries (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            local_date TEXT NOT NULL,
+            prompt_id TEXT NOT NULL,
+            status TEXT NOT NULL,                 -- claimed | sent | failed | skipped
+            message_id INTEGER,
+            claimed_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, local_date)
+        );
+
+        CREATE TABLE chat_messages (
+            -- ids (never contents) of recent messages, so /clear and discreet mode can
+            -- delete them; pruned after Telegram's 48-hour delete window.
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL,
+            sent_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, message_id)
+        );
+        CREATE INDEX chat_messages_age ON chat_messages (sent_at);
+
+        CREATE TABLE crisis_counts (
+            -- operator statistics only: no person, no text
+            day TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            count INTEGER NOT NULL,
+            PRIMARY KEY (day, kind)
+        );
+        """,
+    ),
+)
+
+KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        """
+        CREATE TABLE meta (
+            name TEXT PRIMARY KEY,   -- 'check' (proves the master key), 'pseudonym_key' (wrapped)
+            value BLOB NOT NULL
+        );
+        CREATE TABLE data_keys (
+            person_id TEXT PRIMARY KEY,
+            wrapped BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        """,
+    ),
+)

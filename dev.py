@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""Quick start for a fresh machine with Python 3.11+ (standard library only).
+
+python3 dev.py run    set up .venv, then serve Telegram (with TELEGRAM_BOT_TOKEN) or the sandbox
+python3 dev.py test   set up .venv, then run every check CI runs (ruff, mypy, pytest)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+VENV = ROOT / ".venv"
+PY = VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+STAMP = VENV / ".steady-installed"
+
+
+def ensure_venv() -> None:
+    if sys.version_info < (3, 11):
+        sys.exit("Steady needs Python 3.11 or newer.")
+    if not PY.exists():
+        print("Creating .venv ...", flush=True)
+        venv.EnvBuilder(with_pip=True).create(VENV)
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    if STAMP.exists() and STAMP.read_text() == wanted:
+        return
+    print("Installing dependencies into .venv ...", flush=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
+    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"], check=True)
+    STAMP.write_text(wanted)
+
+
+def run(*cmd: str | Path) -> int:
+    print("$", " ".join(str(c) for c in cmd), flush=True)
+    return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=False).returncode
+
+
+def main() -> int:
+    action = sys.argv[1] if len(sys.argv) > 1 else "run"
+    if action not in ("run", "test"):
+        sys.exit(__doc__)
+    ensure_venv()
+    if action == "run":
+        has_token = bool(os.environ.get("TELEGRAM_BOT_TOKEN")) or "TELEGRAM_BOT_TOKEN=" in (
+            (ROOT / ".env").read_text() if (ROOT / ".env").exists() else ""
+        )
+        return run(PY, "-m", "bot", *([] if has_token else ["sandbox"]))
+    for check in (
+        (PY, "-m", "ruff", "check", "."),
+        (PY, "-m", "ruff", "format", "--check", "."),
+        (PY, "-m", "mypy", "--strict", "bot"),
+        (PY, "-m", "pytest", "-q", *sys.argv[2:]),
+    ):
+        code = run(*check)
+        if code != 0:
+            print(f"FAILED: {' '.join(str(c) for c in check[1:])}", flush=True)
+            return code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
