@@ -143,11 +143,41 @@ def _checked(
     return None if found else doc
 
 
+def _load_texts(root: Path, problems: list[str]) -> Texts | None:
+    """content/texts/*.yaml, merged: one file per feature, no key defined twice."""
+    files = sorted((root / "texts").glob("*.yaml"))
+    if not files:
+        problems.append(f"{root / 'texts'}:1: no text files found")
+        return None
+    merged: dict[str, Any] = {}
+    owner: dict[str, Path] = {}
+    ok = True
+    for file in files:
+        doc = _load_yaml(file, problems)
+        if doc is None:
+            ok = False
+            continue
+        found = validate_texts(doc.data)
+        _report(doc, found, problems)
+        if found:
+            ok = False
+            continue
+        for key, value in doc.data.items():
+            if key in merged:
+                problems.append(
+                    f"{doc.locate((key,))}: top-level key {key!r} is already in {owner[key]}"
+                )
+                ok = False
+            merged[key] = value
+            owner[key] = file
+    return Texts(merged) if ok else None
+
+
 def load_content(root: Path | None = None) -> Content:
     """Load everything or raise ContentError listing every problem found."""
     root = root or content_dir()
     problems: list[str] = []
-    texts_doc = _checked(root, "texts.yaml", validate_texts, problems)
+    texts = _load_texts(root, problems)
     help_doc = _checked(root, "helplines.yaml", validate_helplines, problems)
     terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
@@ -170,15 +200,15 @@ def load_content(root: Path | None = None) -> Content:
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
 
-    if problems or None in (texts_doc, help_doc, terms_doc, prompts_doc):
+    if problems or texts is None or None in (help_doc, terms_doc, prompts_doc):
         raise ContentError(problems)
-    assert texts_doc and help_doc and terms_doc and prompts_doc
-    order = texts_doc.data.get("worksheet_order", [])
+    assert help_doc and terms_doc and prompts_doc
+    order = texts.data.get("worksheet_order", [])
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
     return Content(
         root=root,
-        texts=Texts(texts_doc.data),
+        texts=texts,
         helplines=parse_helplines(help_doc.data),
         crisis_terms=terms_doc.data,
         detector=CrisisDetector.from_terms(terms_doc.data),

@@ -1,4 +1,4 @@
-"""The bot's UI strings, from `content/texts.yaml`, addressed by dotted key.
+"""The bot's UI strings, from `content/texts/*.yaml`, addressed by dotted key.
 
 Code asks for `texts("onboarding.welcome", name=...)`; tests/unit/test_texts.py checks that
 every key the code uses exists, so a typo fails CI rather than a person's chat.

@@ -2,6 +2,13 @@
 
 from bot.emulator.emulator import BotApiEmulator
 from bot.emulator.faults import FaultKind
-from bot.emulator.state import SentDocument, SentMessage
+from bot.emulator.state import MessageEvent, MessageListener, SentDocument, SentMessage
 
-__all__ = ["BotApiEmulator", "FaultKind", "SentDocument", "SentMessage"]
+__all__ = [
+    "BotApiEmulator",
+    "FaultKind",
+    "MessageEvent",
+    "MessageListener",
+    "SentDocument",
+    "SentMessage",
+]

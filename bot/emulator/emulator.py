@@ -24,6 +24,7 @@ from bot.emulator.server import ApiServer
 from bot.emulator.state import (
     ChatLog,
     EmulatorState,
+    MessageListener,
     MessagePredicate,
     PendingCallback,
     SentMessage,
@@ -318,6 +319,18 @@ class BotApiEmulator:
         finally:
             self._state.unwatch(chat_id, watch)
 
+    def add_listener(self, listener: MessageListener) -> Callable[[], None]:
+        """Call `listener(message, event)` whenever the bot sends ("sent"), edits ("edited")
+        or deletes ("deleted") a message, in any chat; returns a function that removes it.
+        For the sandbox's live view; an exception it raises lands in `internal_errors`."""
+        self._state.listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._state.listeners:
+                self._state.listeners.remove(listener)
+
+        return remove
+
     def _timeout_report(self, chat_id: int, timeout: float, after: int) -> str:
         sent = self.messages_to(chat_id)
         lines = [_describe(message) for message in sent[-10:]] or ["  (nothing)"]
@@ -325,6 +338,26 @@ class BotApiEmulator:
             f"no bot message to chat {chat_id} at index >= {after} matched within {timeout}s;"
             f" {self.sent_count(chat_id)} sent, the last ones:\n" + "\n".join(lines)
         )
+
+    async def wait_for_call(
+        self,
+        method: str,
+        *,
+        count: int = 1,
+        timeout: float = 10.0,  # noqa: ASYNC109 - named in the report, like wait_for_message
+    ) -> None:
+        """Return once `method` (as the client spells it) has been called `count` times in
+        all, answered or not yet: e.g. to know a long poll has reached the server."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self._state.stats[method] < count:
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(
+                    f"{method} called {self._state.stats[method]} times, not {count},"
+                    f" within {timeout}s"
+                )
+            await self._state.calls_changed.wait(remaining)
 
     @property
     def callback_answers(self) -> list[dict[str, Any]]:
@@ -411,6 +444,9 @@ class BotApiEmulator:
         then performs the call normally, so the message IS recorded even though the
         client gave up: Telegram may deliver a message whose answer never arrived.
         """
+        if self._api.handler(method) is None:
+            # A typo here would make a fault test pass without anything failing.
+            raise ValueError(f"the emulator does not implement {method!r}")
         self._faults.add(
             method, kind, times=times, chat_id=chat_id, retry_after=retry_after, delay=delay
         )

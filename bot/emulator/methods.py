@@ -229,7 +229,7 @@ class BotApi:
         found.deleted = True
         log.deleted_ids.add(message_id)
         if isinstance(found, SentMessage):
-            self._state.message_changed(found)
+            self._state.message_changed(found, "deleted")
 
     # -- methods ------------------------------------------------------------------------
 
@@ -305,7 +305,7 @@ class BotApi:
             if known is None:
                 raise bad_request("Bad Request: wrong file identifier/HTTP URL specified")
             file_id, unique_id = known.file_id, known.file_unique_id
-            filename, content, mime_type = known.filename, known.content, known.mime_type
+            filename, content, mime_type = known.filename, known.data, known.mime_type
         document = SentDocument(filename, content, caption, mime_type, file_id, unique_id)
         self._state.documents[file_id] = document
         message = SentMessage(
@@ -361,7 +361,7 @@ class BotApi:
     def _mark_edited(self, message: SentMessage) -> None:
         message.edits += 1
         message.edit_date = self._state.now()
-        self._state.message_changed(message)
+        self._state.message_changed(message, "edited")
 
     async def delete_message(self, bot_id: int, params: Params) -> bool:
         log = self._chat(params)

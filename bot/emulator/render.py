@@ -38,7 +38,7 @@ def document_dict(document: SentDocument) -> dict[str, Any]:
         "file_unique_id": document.file_unique_id,
         "file_name": document.filename,
         "mime_type": document.mime_type,
-        "file_size": len(document.content),
+        "file_size": len(document.data),
     }
 
 

@@ -9,7 +9,7 @@ import json
 from collections import Counter, OrderedDict, deque
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from bot.emulator.wakeup import Signal
 
@@ -17,6 +17,8 @@ from bot.emulator.wakeup import Signal
 DELETE_WINDOW_SECONDS = 48 * 3600
 
 MessagePredicate = Callable[["SentMessage"], bool]
+MessageEvent = Literal["sent", "edited", "deleted"]
+MessageListener = Callable[["SentMessage", MessageEvent], None]
 
 
 def commands_key(scope: dict[str, Any] | None, language_code: str) -> tuple[str, str]:
@@ -27,7 +29,7 @@ def commands_key(scope: dict[str, Any] | None, language_code: str) -> tuple[str,
 @dataclass(slots=True, eq=False)
 class SentDocument:
     filename: str
-    content: builtins.bytes
+    data: builtins.bytes
     caption: str | None = None
     mime_type: str = "application/octet-stream"
     file_id: str = ""
@@ -35,8 +37,8 @@ class SentDocument:
 
     @property
     def bytes(self) -> builtins.bytes:
-        """Alias of `content`, for tests that read the upload as `document.bytes`."""
-        return self.content
+        """Alias of `data`."""
+        return self.data
 
 
 @dataclass(slots=True, eq=False)
@@ -229,6 +231,8 @@ class EmulatorState:
     documents: dict[str, SentDocument] = field(default_factory=dict)
     internal_errors: list[BaseException] = field(default_factory=list)
     messages_total: int = 0
+    calls_changed: Signal = field(default_factory=Signal)
+    listeners: list[MessageListener] = field(default_factory=list)
     _watches: dict[int, list[MessageWatch]] = field(default_factory=dict)
     _callback_counter: int = 0
     _file_counter: int = 0
@@ -264,16 +268,18 @@ class EmulatorState:
         log.bot_messages.append(message)
         log.remember(message)
         self.messages_total += 1
-        self.message_changed(message)
+        self.message_changed(message, "sent")
 
     def add_user_message(self, log: ChatLog, message: UserMessage) -> None:
         log.remember(message)
 
-    def message_changed(self, message: SentMessage) -> None:
-        watches = self._watches.get(message.chat_id)
-        if not watches:
-            return
-        for watch in watches:
+    def message_changed(self, message: SentMessage, event: MessageEvent) -> None:
+        for listener in list(self.listeners):
+            try:
+                listener(message, event)
+            except Exception as exc:  # the listener's bug must not fail the bot's call
+                self.internal_errors.append(exc)
+        for watch in self._watches.get(message.chat_id, ()):
             watch.offer(message)
 
     def watch(self, chat_id: int, after: int, predicate: MessagePredicate | None) -> MessageWatch:
@@ -308,6 +314,7 @@ class EmulatorState:
         self.stats[method] += 1
         if self.record_calls:
             self.calls.append((method, params))
+        self.calls_changed.notify()
 
     def clear_messages(self) -> None:
         # Chats, people and counters stay: ids and indices keep counting, so an `after`

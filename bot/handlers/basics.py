@@ -119,7 +119,10 @@ class Basics:
             return
         await remember(context.services, person, message)
         text = message.text.strip()
-        route = self.router.state_route(person.state) if person.state else None
+        crisis = context.crisis is not None
+        route = self.router.state_route(person.state, crisis=crisis) if person.state else None
+        if route is None and crisis and person.state:
+            return  # a typed setting is not asked again right after the crisis reply
         if route is not None:
             if not text:
                 await say(context, chat.id, context.services.tx("fallback.empty"), person=person)

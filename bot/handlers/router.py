@@ -28,6 +28,9 @@ class Router:
     def __init__(self) -> None:
         self.callbacks: dict[str, CallbackRoute] = {}
         self.states: dict[str, TextRoute] = {}
+        # States whose text is the person's own writing (an answer): kept even when it also
+        # triggered the crisis reply. Other states (a typed setting) skip crisis messages.
+        self.capturing: set[str] = set()
         # Tried in order for a person with no pending question; the first returning True wins.
         self.idle: list[IdleRoute] = []
         # /start payloads by prefix (deep links such as ws_<id>).
@@ -52,10 +55,12 @@ class Router:
             raise ValueError(f"callback prefix {prefix!r} registered twice")
         self.callbacks[prefix] = route
 
-    def on_state(self, prefix: str, route: TextRoute) -> None:
+    def on_state(self, prefix: str, route: TextRoute, *, capture: bool = False) -> None:
         if prefix in self.states:
             raise ValueError(f"state prefix {prefix!r} registered twice")
         self.states[prefix] = route
+        if capture:
+            self.capturing.add(prefix)
 
     def on_idle_text(self, route: IdleRoute) -> None:
         self.idle.append(route)
@@ -67,6 +72,8 @@ class Router:
             return None
         return route, rest
 
-    def state_route(self, state: str) -> TextRoute | None:
+    def state_route(self, state: str, *, crisis: bool = False) -> TextRoute | None:
         prefix = state.partition(":")[0]
+        if crisis and prefix not in self.capturing:
+            return None
         return self.states.get(prefix)

@@ -29,6 +29,12 @@ ScheduleHook = Callable[[Context, Person], Awaitable[None]]
 FinishHook = Callable[[Update, Context, Person], Awaitable[bool]]
 
 
+def country_name(context: Context, code: str) -> str:
+    """Our helplines' name for a country when we have one ("United Kingdom"), else IANA's."""
+    country = context.services.content.helplines.get(code)
+    return country.name if country is not None else geo.country_names().get(code, code)
+
+
 class Setup:
     def __init__(self) -> None:
         # Daily prompts recompute the next due instant when any of these settings change.
@@ -93,8 +99,7 @@ class Setup:
         if step == "country":
             await context.services.people.set_state(person, f"setup:country:{mode}")
             featured: list[str] = context.services.content.texts.data["featured_countries"]
-            names = geo.country_names()
-            flat: list[Button] = [(names.get(c, c), f"cty:{c}") for c in featured]
+            flat: list[Button] = [(country_name(context, c), f"cty:{c}") for c in featured]
             rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
             rows.append([(tx("setup.btn_skip_country"), "cty:skip")])
             await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
@@ -117,8 +122,8 @@ class Setup:
     ) -> None:
         tx = context.services.tx
         country = person.profile.country
-        zones = geo.zones_for(country) if country else ()
-        if len(zones) == 1:
+        zones = geo.distinct_zones(country) if country else ()
+        if len(zones) == 1 and mode == ONBOARDING:
             person.profile.timezone = zones[0].name
             await context.services.people.save(person)
             await say(
@@ -253,8 +258,8 @@ class Setup:
                 [(tx("setup.btn_discreet_on"), "safe:discreet")],
                 [(tx("setup.btn_discreet_later"), "safe:later")],
             ]
-            await replace_or_say(
-                context, update, tx("setup.safety_advice"), person=person, buttons=rows
+            await say(
+                context, person.chat_id, tx("setup.safety_advice"), person=person, buttons=rows
             )
             return
         if arg == "no":
@@ -342,7 +347,7 @@ class Setup:
             # The old zone belongs to another country: ask again rather than keep a wrong one.
             person.profile.timezone = None
         await context.services.people.save(person)
-        name = geo.country_names().get(code, code)
+        name = country_name(context, code)
         await replace_or_say(
             context, update, context.services.tx("setup.country_set", country=name), person=person
         )
@@ -385,7 +390,7 @@ class Setup:
     def _country_label(self, context: Context, code: str | None) -> str:
         if code is None:
             return context.services.tx("settings.not_set")
-        return geo.country_names().get(code, code)
+        return country_name(context, code)
 
     def _days_label(self, context: Context, days: tuple[int, ...]) -> str:
         tx = context.services.tx

@@ -10,8 +10,8 @@ Normalisation (`normalize`), applied the same way to terms and to messages:
    first because NFKD would turn ´ into a space and a combining accent.
 2. Case folding, then NFKD, then combining marks are dropped: "SOCORRO", "Urgência" and
    "urgencia" meet. Ligatures NFKD leaves alone (œ, æ, ø, ł, ß) are spelt out.
-3. 🆘 reads as the word "sos". Zero-width characters and soft hyphens are deleted, so a
-   pasted "he\u00adlp" is still "help".
+3. 🆘 reads as the word "sos". Zero-width characters and soft hyphens are deleted, so
+   "help" pasted with an invisible break inside is still "help".
 4. Anything that is not a letter or a digit separates words: punctuation, emoji, hyphens
    ("self-harm" is "self harm"), underscores.
 5. A run of one repeated letter collapses to one letter ("heeelp", "hellllp" -> "help").
@@ -29,10 +29,11 @@ is also read with the apostrophe as a space, and every term is stored in both fo
 
 Matching is on whole words: a term is a sequence of normalised words, and a message matches
 when that exact sequence occurs in it. "helpful", "unhelpful", "helper", "dangerously" are
-single words that are not "help" or "danger". Words are found with one linear regular
-expression with no nested repetition, then walked through a trie keyed by word, so the cost
-is one dict lookup per word plus a short walk where a term starts (terms are a few words
-long), whatever the number of terms.
+single words that are not "help" or "danger". Terms live in a trie keyed by whole words,
+built once. A message costs a few linear passes (translate, collapse, split: no regular
+expression that can backtrack), one set test that clears most messages outright, and
+otherwise one dict lookup per word plus a short walk where a term starts; the number of
+terms does not change the cost.
 
 All languages are matched at once: people switch languages, and the person's setting may
 not be the language they are writing in. That is why a term must not collide with an
@@ -101,61 +102,109 @@ class CrisisMatch:
 
 
 _APOSTROPHE = "'"
-_APOSTROPHES = str.maketrans(dict.fromkeys("'’‘‛`´ʼʻ′＇", _APOSTROPHE))
-# Letters NFKD does not decompose; spelt out so "sœur" and "soeur" meet. ß is handled by
-# casefold() before this table is applied.
-_SPELL_OUT = str.maketrans(
-    {
-        "œ": "oe",
-        "æ": "ae",
-        "ø": "o",
-        "ł": "l",
-        "đ": "d",
-        "ð": "d",
-        "þ": "th",
-        "ı": "i",
-        "\U0001f198": " sos ",
-        "\u00ad": None,
-        "\u200b": None,
-        "\u200c": None,
-        "\u200d": None,
-        "\u2060": None,
-        "\ufeff": None,
-    }
+# Non-ASCII apostrophes (and the backtick) are replaced before NFKD, which would turn ´
+# into a space and a combining accent.
+_OTHER_APOSTROPHES = "’‘‛`´ʼʻ′＇"
+
+# ASCII after case folding: letters and digits stay, "`" joins "'" as the apostrophe mark,
+# everything else separates words.
+_ASCII_TABLE = str.maketrans(
+    {chr(code): " " for code in range(128) if not chr(code).isalnum() and chr(code) not in "'`"}
+    | {"`": _APOSTROPHE}
 )
-# A letter is a word character that is neither a digit nor "_"; only letters collapse.
+
+# Letters NFKD leaves whole, spelt out so "sœur" and "soeur" meet (ß is casefold()'s job),
+# and characters with a meaning of their own.
+_SPECIAL = {
+    "œ": "oe",
+    "æ": "ae",
+    "ø": "o",
+    "ł": "l",
+    "đ": "d",
+    "ð": "d",
+    "þ": "th",
+    "ı": "i",
+    "\U0001f198": " sos ",  # the SOS emoji
+    # Invisible characters that can sit inside a word.
+    "\u00ad": "",
+    "\u200b": "",
+    "\u200c": "",
+    "\u200d": "",
+    "\u2060": "",
+    "\ufeff": "",
+}
+_TABLE_LIMIT = 20_000
+
+
+class _FoldTable(dict[int, str]):
+    """What each character becomes after NFKD, filled in as characters are first seen.
+
+    Keyed by code point, never by words, so it holds nothing of what people wrote; the size
+    limit only guards against a flood of distinct characters.
+    """
+
+    def __missing__(self, code: int) -> str:
+        char = chr(code)
+        if char in _SPECIAL:
+            value = _SPECIAL[char]
+        elif char == _APOSTROPHE or (char.isalnum() and char != "_"):
+            value = char
+        elif unicodedata.combining(char):
+            value = ""
+        else:
+            value = " "
+        if len(self) < _TABLE_LIMIT:
+            self[code] = value
+        return value
+
+
+_FOLD_TABLE = _FoldTable()
+
+# Runs of a repeated letter. For ASCII text one substring test per letter is several times
+# cheaper than a regular expression tried at every position; a run of three or more then
+# needs the per-letter pattern. Both are linear.
+_ASCII_RUNS = tuple(
+    (letter * 2, re.compile(letter + "{2,}"), letter) for letter in "abcdefghijklmnopqrstuvwxyz"
+)
+# A letter is a word character that is neither a digit nor "_".
 _REPEATED_LETTER = re.compile(r"([^\W\d_])\1+")
-_WORD = re.compile(r"[^\W_]+")
 
 
 def _fold(text: str) -> str:
-    """Case, accents, ligatures and invisible characters; apostrophes kept as one mark."""
-    folded = text.translate(_APOSTROPHES).casefold()
-    if not folded.isascii():
-        folded = unicodedata.normalize("NFKD", folded)
-        folded = "".join(c for c in folded if not unicodedata.combining(c))
-        folded = folded.translate(_SPELL_OUT)
-    return folded
+    """Case, accents, ligatures, separators; apostrophes kept as one mark for later."""
+    if text.isascii():
+        return text.casefold().translate(_ASCII_TABLE)
+    for mark in _OTHER_APOSTROPHES:
+        if mark in text:
+            text = text.replace(mark, _APOSTROPHE)
+    return unicodedata.normalize("NFKD", text.casefold()).translate(_FOLD_TABLE)
 
 
-def _words(folded: str, *, split_apostrophes: bool) -> list[str]:
-    joined = folded.replace(_APOSTROPHE, " " if split_apostrophes else "")
-    return _WORD.findall(_REPEATED_LETTER.sub(r"\1", joined))
+def _collapse(text: str) -> str:
+    if not text.isascii():
+        return _REPEATED_LETTER.sub(r"\1", text)
+    for pair, run, letter in _ASCII_RUNS:
+        if pair in text:
+            text = text.replace(pair, letter)
+            if pair in text:
+                text = run.sub(letter, text)
+    return text
+
+
+def _forms(text: str) -> list[list[str]]:
+    """The word sequences a text can be read as: apostrophes joining, then separating."""
+    collapsed = _collapse(_fold(text))
+    if _APOSTROPHE not in collapsed:
+        return [collapsed.split()]
+    # Joining can make a new run ("i'll" is "i'l", joined "il"), so collapse once more.
+    joined = _collapse(collapsed.replace(_APOSTROPHE, "")).split()
+    split = collapsed.replace(_APOSTROPHE, " ").split()
+    return [joined] if split == joined else [joined, split]
 
 
 def normalize(text: str) -> str:
     """The canonical form terms and messages are compared in: words joined by single spaces."""
-    return " ".join(_words(_fold(text), split_apostrophes=False))
-
-
-def _forms(text: str) -> list[tuple[str, ...]]:
-    """The word sequences a text can be read as: apostrophes joining, then separating."""
-    folded = _fold(text)
-    joined = tuple(_words(folded, split_apostrophes=False))
-    if _APOSTROPHE not in folded:
-        return [joined]
-    split = tuple(_words(folded, split_apostrophes=True))
-    return [joined] if split == joined else [joined, split]
+    return " ".join(_forms(text)[0])
 
 
 class _Node:
@@ -194,6 +243,10 @@ class CrisisDetector:
         found: set[CrisisKind] = set()
         root = self._root.children
         for words in _forms(text):
+            # Most messages share no word with the first words of any term: one set
+            # operation in C settles them.
+            if root.keys().isdisjoint(words):
+                continue
             for start, word in enumerate(words):
                 node = root.get(word)
                 position = start + 1

@@ -11,6 +11,7 @@ import unicodedata
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 
 
@@ -70,12 +71,26 @@ def zones_for(country: str) -> tuple[Zone, ...]:
     return zones_by_country().get(country, ())
 
 
+def _behaviour(zone: Zone, year: int) -> tuple[object, object]:
+    tz = zoneinfo.ZoneInfo(zone.name)
+    january = datetime(year, 1, 15, 12, tzinfo=tz).utcoffset()
+    july = datetime(year, 7, 15, 12, tzinfo=tz).utcoffset()
+    return january, july
+
+
+def distinct_zones(country: str, year: int | None = None) -> tuple[Zone, ...]:
+    """One zone per distinct clock in the country: Germany's Berlin and Busingen keep the
+    same time, so Germany needs no question; the US has several clocks, so it does."""
+    year = year or datetime.now(UTC).year
+    seen: dict[tuple[object, object], Zone] = {}
+    for zone in zones_for(country):
+        seen.setdefault(_behaviour(zone, year), zone)
+    return tuple(seen.values())
+
+
 def main_zones(country: str, limit: int = 8) -> tuple[Zone, ...]:
-    """The zones worth a button: zone.tab marks sub-regions with ' - ' in the comment."""
-    zones = zones_for(country)
-    if len(zones) <= limit:
-        return zones
-    return tuple(z for z in zones if " - " not in z.description)[:limit]
+    """The zones worth a button: one per distinct clock, most populous regions first."""
+    return distinct_zones(country)[:limit]
 
 
 @cache

@@ -1,0 +1,124 @@
+"""`python -m bot sandbox`: the real bot against the local emulator, chatting in this terminal.
+
+You type as a user; the bot's messages print with their buttons numbered, and typing a
+number presses one. Lines starting with ':' are sandbox commands (:help).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import sys
+from pathlib import Path
+from typing import Any
+
+from bot.config import Settings
+from bot.emulator import BotApiEmulator, SentMessage
+from bot.runtime import Runtime
+
+SANDBOX_USER = 424242
+SANDBOX_TOKEN = "1000000001:sandbox-token-not-a-secret-0000"
+HELP = """Sandbox commands:
+  <text>      send a message as the user
+  <number>    press the button with that number
+  :edit N T   edit your message number N to text T
+  :sticker    send a sticker   :photo [caption]   send a photo
+  :quit       stop (Ctrl-D works too)"""
+
+
+def _buttons(message: SentMessage) -> list[tuple[str, str]]:
+    markup = message.reply_markup or {}
+    rows: list[list[dict[str, Any]]] = markup.get("inline_keyboard", [])
+    return [(b.get("text", ""), b.get("callback_data", "")) for row in rows for b in row]
+
+
+class Terminal:
+    def __init__(self, emulator: BotApiEmulator) -> None:
+        self.emu = emulator
+        self.seen: dict[int, tuple[int, bool]] = {}  # message id -> (edits, deleted)
+        self.pressable: dict[int, tuple[int, str]] = {}
+        self.next_number = 1
+
+    def show_changes(self) -> None:
+        for message in self.emu.messages_to(SANDBOX_USER):
+            state = (message.edits, message.deleted)
+            before = self.seen.get(message.message_id)
+            if before == state:
+                continue
+            self.seen[message.message_id] = state
+            if message.deleted:
+                if before is not None:
+                    print(f"  (bot message {message.message_id} was deleted)")
+                continue
+            label = "edited" if before is not None else "bot"
+            print(f"\n[{label} #{message.message_id}]")
+            if message.document is not None:
+                print(f"  (file: {message.document.filename}, {len(message.document.data)} bytes)")
+            for line in (message.text or "").splitlines():
+                print(f"  {line}")
+            for text, data in _buttons(message):
+                number = self.next_number
+                self.next_number += 1
+                self.pressable[number] = (message.message_id, data)
+                print(f"  [{number}] {text}")
+
+    async def watch(self) -> None:
+        while True:
+            self.show_changes()
+            await asyncio.sleep(0.1)  # an interactive display, not a test: polling is fine
+
+    def handle(self, line: str) -> bool:
+        try:
+            return self._handle(line.rstrip("\n"))
+        except (LookupError, ValueError) as exc:
+            print(f"  (sandbox: {exc})")
+            return True
+
+    def _handle(self, text: str) -> bool:
+        if text.strip() in (":quit", ":q"):
+            return False
+        if text.strip() == ":help":
+            print(HELP)
+        elif text.strip().isdigit() and int(text) in self.pressable:
+            message_id, data = self.pressable[int(text)]
+            self.emu.user_presses(SANDBOX_USER, message_id, data)
+        elif text.startswith(":edit "):
+            _, number, new_text = [*text.split(" ", 2), "", ""][:3]
+            if number.isdigit() and new_text:
+                self.emu.user_edits(SANDBOX_USER, int(number), new_text)
+        elif text.strip() == ":sticker":
+            self.emu.user_sends(SANDBOX_USER, sticker=True)
+        elif text.startswith(":photo"):
+            caption = text[len(":photo") :].strip() or None
+            self.emu.user_sends(SANDBOX_USER, photo=True, caption=caption)
+        elif text:
+            sent = self.emu.user_sends(SANDBOX_USER, text)
+            print(f"  (you, #{sent['message']['message_id']})")
+        return True
+
+
+async def run_sandbox(data_dir: Path, settings: Settings) -> int:
+    emulator = BotApiEmulator()
+    await emulator.start()
+    runtime = Runtime(
+        dataclasses.replace(
+            settings, token=SANDBOX_TOKEN, api_url=emulator.base_url, data_dir=data_dir
+        )
+    )
+    await runtime.start()
+    terminal = Terminal(emulator)
+    watcher = asyncio.create_task(terminal.watch())
+    print(f"Steady sandbox (data in {data_dir}). Type /start to begin, :help for commands.")
+    try:
+        while True:
+            line = await asyncio.to_thread(sys.stdin.readline)
+            if not line or not terminal.handle(line):
+                break
+    finally:
+        watcher.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await watcher
+        await runtime.stop()
+        await emulator.stop()
+    return 0
