@@ -1,0 +1,101 @@
+"""SQL for journal entries: replies to daily check-ins, sealed under slot journal:<entry_id>."""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+
+from bot.storage.database import Database, Row
+
+
+def journal_slot(entry_id: str) -> str:
+    return f"journal:{entry_id}"
+
+
+def new_entry_id() -> str:
+    return secrets.token_hex(12)
+
+
+@dataclass(frozen=True)
+class JournalRow:
+    entry_id: str
+    prompt_id: str | None
+    message_id: int | None
+    text_enc: bytes
+    created_at: int
+    updated_at: int
+
+
+def _entry(row: Row) -> JournalRow:
+    return JournalRow(
+        entry_id=str(row["entry_id"]),
+        prompt_id=None if row["prompt_id"] is None else str(row["prompt_id"]),
+        message_id=None if row["message_id"] is None else int(row["message_id"]),
+        text_enc=bytes(row["text_enc"]),
+        created_at=int(row["created_at"]),
+        updated_at=int(row["updated_at"]),
+    )
+
+
+_COLUMNS = "entry_id, prompt_id, message_id, text_enc, created_at, updated_at"
+
+
+class JournalStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    async def add(
+        self,
+        person_id: str,
+        entry_id: str,
+        prompt_id: str | None,
+        message_id: int | None,
+        text_enc: bytes,
+        now: int,
+    ) -> None:
+        await self.db.execute(
+            "INSERT INTO journal (entry_id, person_id, prompt_id, message_id, text_enc,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (entry_id, person_id, prompt_id, message_id, text_enc, now, now),
+        )
+
+    async def by_message(self, person_id: str, message_id: int) -> JournalRow | None:
+        row = await self.db.fetch_one(
+            f"SELECT {_COLUMNS} FROM journal WHERE person_id = ? AND message_id = ?",  # noqa: S608 - constant columns
+            (person_id, message_id),
+        )
+        return None if row is None else _entry(row)
+
+    async def replace_text(self, person_id: str, entry_id: str, text_enc: bytes, now: int) -> None:
+        await self.db.execute(
+            "UPDATE journal SET text_enc = ?, updated_at = ? WHERE person_id = ? AND entry_id = ?",
+            (text_enc, now, person_id, entry_id),
+        )
+
+    async def page(self, person_id: str, *, offset: int, limit: int) -> list[JournalRow]:
+        """Newest first."""
+        rows = await self.db.fetch_all(
+            f"SELECT {_COLUMNS} FROM journal WHERE person_id = ?"  # noqa: S608 - constant columns
+            " ORDER BY created_at DESC, entry_id DESC LIMIT ? OFFSET ?",
+            (person_id, limit, offset),
+        )
+        return [_entry(r) for r in rows]
+
+    async def all(self, person_id: str) -> list[JournalRow]:
+        """Oldest first, for export."""
+        rows = await self.db.fetch_all(
+            f"SELECT {_COLUMNS} FROM journal WHERE person_id = ?"  # noqa: S608 - constant columns
+            " ORDER BY created_at, entry_id",
+            (person_id,),
+        )
+        return [_entry(r) for r in rows]
+
+    async def count(self, person_id: str) -> int:
+        row = await self.db.fetch_one(
+            "SELECT COUNT(*) AS n FROM journal WHERE person_id = ?", (person_id,)
+        )
+        return 0 if row is None else int(row["n"])
+
+    async def delete_all(self, person_id: str) -> None:
+        await self.db.execute("DELETE FROM journal WHERE person_id = ?", (person_id,))
+        await self.db.checkpoint()
