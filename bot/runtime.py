@@ -125,7 +125,8 @@ class Runtime:
             if app.running:
                 await app.stop()
             await app.shutdown()
+            self.app = None
+            log.info("bot stopped")
         if self.storage is not None:
             await self.storage.close()
             self.storage = None
-        log.info("bot stopped")

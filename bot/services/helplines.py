@@ -257,7 +257,7 @@ def _parse_line(raw: Mapping[str, object]) -> Line:
     if checked is None:
         raise ValueError("checked must be a date; run validate_helplines first")
     return Line(
-        kind=LineKind(raw["kind"]),
+        kind=LineKind(_required(raw, "kind")),
         name=_required(raw, "name"),
         phone=_optional(raw, "phone"),
         text=_optional(raw, "text"),

@@ -1,0 +1,170 @@
+"""Bad input and a failing Telegram: every case gets a sensible reply or is ignored on
+purpose, nothing raises, and no reply is lost."""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+
+import pytest
+
+from bot.emulator import BotApiEmulator
+from tests.conftest import USER, BotUnderTest, make_settings
+
+GROUP = -500100
+
+
+def no_handler_failures(caplog: pytest.LogCaptureFixture) -> None:
+    failures = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not failures, [r.getMessage() for r in failures]
+
+
+async def test_media_and_odd_texts_get_kind_replies(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.onboard()
+    await bot.send(sticker=True)
+    assert "only read text" in ((await bot.next()).text or "")
+    await bot.send(photo=True)
+    assert "only read text" in ((await bot.next()).text or "")
+    await bot.send(voice=True)
+    assert "voice" in ((await bot.next()).text or "")
+    await bot.send("x" * 4096)
+    assert "/worksheets" in ((await bot.next()).text or "")
+    await bot.send("   \n  ")
+    assert (await bot.next()).text
+    await bot.send("/frobnicate")
+    assert "don't know that command" in ((await bot.next()).text or "")
+    no_handler_failures(caplog)
+
+
+async def test_start_with_junk_payload(bot: BotUnderTest, caplog: pytest.LogCaptureFixture) -> None:
+    await bot.send("/start ../../etc/passwd%00<script>")
+    welcome = await bot.next()
+    assert "Steady" in (welcome.text or "")
+    assert "passwd" not in (welcome.text or "")
+    await bot.next(containing="Which country")
+    no_handler_failures(caplog)
+
+
+async def test_group_chat_is_refused_and_nothing_stored(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.send("/start", chat_id=GROUP, chat_type="group")
+    reply = await bot.next(GROUP)
+    assert "private chats" in (reply.text or "")
+    await bot.send("help, he is outside", chat_id=GROUP, chat_type="group")
+    await bot.send("just chatting", chat_id=GROUP, chat_type="group")
+    await bot.settle()
+    assert len(bot.emu.messages_to(GROUP)) == 1  # one line for the command, then silence
+    assert await bot.services.people.store.count() == 0
+    no_handler_failures(caplog)
+
+
+async def test_edited_message_is_ignored_on_purpose(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    message_id = await bot.send("hello there")
+    await bot.next()
+    await bot.edit(message_id, "hello again")
+    await bot.settle()
+    assert bot.unread() == []
+
+
+async def test_forged_and_stale_buttons(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.onboard()
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    before = len(bot.emu.callback_answers)
+    for data in (
+        "",
+        "nonsense",
+        "set:",
+        "set:../../",
+        "cty:ZZ",
+        "tz:Not/AZone",
+        "time:99:99",
+        "day:funday",
+        "crisis:clear:abc",
+        "forget:maybe",
+        "x" * 64,
+        "ws:open:nope",
+        "🙂:🙂",
+    ):
+        await bot.press(menu, data=data)
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "GB"
+    answers = bot.emu.callback_answers[before:]
+    assert len(answers) == 13  # every press got an answer, so no client spins forever
+    assert any("expired" in (a.get("text") or "") for a in answers)
+    no_handler_failures(caplog)
+
+
+async def test_button_pressed_before_start(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.send("hello")
+    reply = await bot.next()
+    await bot.press(reply, data="set:country")
+    await bot.settle()
+    no_handler_failures(caplog)
+
+
+@pytest.mark.parametrize("kind", ["429", "500"])
+async def test_send_survives_flood_control_and_server_errors(bot: BotUnderTest, kind: str) -> None:
+    await bot.onboard()
+    bot.emu.inject_fault("sendMessage", kind, times=2, chat_id=USER, retry_after=1)  # type: ignore[arg-type]
+    await bot.send("/guide")
+    reply = await bot.next(containing="How Steady works", timeout=15)
+    assert reply.text
+
+
+async def test_send_survives_a_timeout(
+    emulator: BotApiEmulator, tmp_path: Path, clock: object
+) -> None:
+    from bot.clock import ManualClock  # noqa: PLC0415
+
+    assert isinstance(clock, ManualClock)
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    under_test = BotUnderTest(emulator, settings, clock)
+    await under_test.start()
+    try:
+        await under_test.onboard()
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        await under_test.send("/guide")
+        await under_test.next(containing="How Steady works", timeout=15)
+    finally:
+        await under_test.stop()
+
+
+async def test_blocked_person_is_marked_inactive_and_returns(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    bot.emu.block(USER)
+    await bot.send("/guide")
+    await bot.settle()
+    people = bot.services.people
+    row = await people.store.get(people.person_id(USER))
+    assert row is not None and not row.active
+    bot.emu.unblock(USER)
+    await bot.send("/start")
+    await bot.next(containing="Welcome back")
+    row = await people.store.get(people.person_id(USER))
+    assert row is not None and row.active
+
+
+async def test_settings_survive_restart_and_new_master_key_is_refused(bot: BotUnderTest) -> None:
+    await bot.onboard(country="Germany")
+    await bot.restart()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "DE"
+    await bot.stop()
+    from bot.storage.keystore import WrongMasterKeyError  # noqa: PLC0415
+
+    wrong = dataclasses.replace(bot.settings, master_key=bytes(32))
+    bot.settings = wrong
+    with pytest.raises(WrongMasterKeyError):
+        await bot.start()
+    await bot.stop()

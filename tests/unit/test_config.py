@@ -1,0 +1,138 @@
+"""Configuration: each malformed value gives one clear line and exit code 2."""
+
+from __future__ import annotations
+
+import base64
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import ConfigError, load_settings, read_dotenv
+
+GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
+
+
+def run_cli(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
+    clean.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "bot", *args],
+        env=clean,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        (
+            {},
+            "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`",
+        ),
+        ({"TELEGRAM_BOT_TOKEN": "nonsense"}, "TELEGRAM_BOT_TOKEN does not look like a bot token"),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_MASTER_KEY": "%%%"},
+            "BOT_MASTER_KEY is not valid base64",
+        ),
+        (
+            {
+                "TELEGRAM_BOT_TOKEN": GOOD_TOKEN,
+                "BOT_MASTER_KEY": base64.b64encode(b"short").decode(),
+            },
+            "BOT_MASTER_KEY must be base64 of 32 bytes",
+        ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_LOG_LEVEL": "LOUD"},
+            "BOT_LOG_LEVEL must be one of",
+        ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "TELEGRAM_BOT_API_URL": "ftp://x"},
+            "TELEGRAM_BOT_API_URL must be",
+        ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_DATA_DIR": "/proc/forbidden/data"},
+            "is not writable",
+        ),
+    ],
+)
+def test_bad_config_gives_one_line_and_exit_2(
+    env: dict[str, str], message: str, tmp_path: Path
+) -> None:
+    env = {"BOT_DATA_DIR": str(tmp_path / "data"), **env}
+    result = run_cli(env, cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert message in lines[0]
+    assert "Traceback" not in result.stderr
+    if "TELEGRAM_BOT_TOKEN" in env and env["TELEGRAM_BOT_TOKEN"] != GOOD_TOKEN:
+        assert env["TELEGRAM_BOT_TOKEN"] not in result.stderr
+
+
+def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    key1 = base64.b64encode(os.urandom(32)).decode()
+    key2 = base64.b64encode(os.urandom(32)).decode()
+    first = run_cli(
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1},
+        "backup",
+        str(tmp_path / "x"),
+        cwd=tmp_path,
+    )
+    assert first.returncode == 2  # no database yet: a clear line, not a crash
+    rotate = run_cli(
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1}, "keys", "rotate", cwd=tmp_path
+    )
+    assert rotate.returncode == 0, rotate.stderr
+    new_key = rotate.stdout.strip().splitlines()[-1]
+    wrong = run_cli(
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key2}, "keys", "rotate", cwd=tmp_path
+    )
+    assert wrong.returncode == 2
+    assert "master key does not match" in wrong.stderr
+    assert len(wrong.stderr.strip().splitlines()) == 1
+    again = run_cli(
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": new_key}, "keys", "rotate", cwd=tmp_path
+    )
+    assert again.returncode == 0, again.stderr
+
+
+def test_key_file_is_created_private_and_reused(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "rotate", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    key_file = data / "master.key"
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert "move it to a secret" in first.stderr
+    second = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "rotate", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    assert not (data / "master.key.new").exists()
+
+
+def test_dotenv_is_read_and_environment_wins(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text(f'# comment\nTELEGRAM_BOT_TOKEN="{GOOD_TOKEN}"\nBOT_LOG_LEVEL=debug\n')
+    settings = load_settings({"BOT_LOG_LEVEL": "ERROR"}, dotenv=dotenv)
+    assert settings.token == GOOD_TOKEN
+    assert settings.log_level == 40
+
+
+def test_dotenv_syntax_error_names_the_line(tmp_path: Path) -> None:
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("GOOD=1\nnot a pair\n")
+    with pytest.raises(ConfigError, match=r"\.env:2"):
+        read_dotenv(dotenv)
+
+
+def test_help_lists_commands(tmp_path: Path) -> None:
+    result = run_cli({}, "--help", cwd=tmp_path)
+    assert result.returncode == 0
+    for word in ("sandbox", "keys", "backup", "content"):
+        assert word in result.stdout
