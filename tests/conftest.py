@@ -177,15 +177,33 @@ class BotUnderTest:
         await self.send("/start", user=user)
         ask = await self.next(user, containing="Which country")
         await self.press(ask, data=f"cty:{_code(country)}", user=user)
-        ask_time = await self.next(user, containing="check-in once a day")
+        ask_time = await self.next(
+            user,
+            predicate=lambda m: any(
+                q in (m.text or "") for q in ("check-in once a day", "Which time zone")
+            ),
+        )
+        if "Which time zone" in (ask_time.text or ""):
+            await self.press(ask_time, data=buttons_of(ask_time)[0][1], user=user)
+            ask_time = await self.next(user, containing="check-in once a day")
         await self.press(ask_time, data="time:off", user=user)
         safety = await self.next(user, containing="Could someone else read")
         await self.press(safety, data="safe:no", user=user)
         await self.next(user, containing="All set")
+        await self.settle()
 
 
 def _code(country: str) -> str:
-    return {"United Kingdom": "GB", "Germany": "DE", "United States": "US"}.get(country, country)
+    codes = {
+        "United Kingdom": "GB",
+        "Germany": "DE",
+        "United States": "US",
+        "France": "FR",
+        "Australia": "AU",
+        "Ireland": "IE",
+        "India": "IN",
+    }
+    return codes.get(country, country)
 
 
 @pytest.fixture

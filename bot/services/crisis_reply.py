@@ -16,16 +16,20 @@ INTERNATIONAL = "INTL"
 
 
 def format_line(line: Line, tx: Tx) -> str:
-    parts = [f"• {line.name}"]
-    if line.phone:
-        parts.append(tx("crisis.call", phone=line.phone))
+    # "112 (works across the EU…)" already says what to dial: "Call 112 (…)", not "112: call 112".
+    if line.phone and line.name.startswith(line.phone):
+        out = "• " + tx("crisis.call_named", name=line.name)
+    elif line.phone:
+        out = f"• {line.name}: " + tx("crisis.call", phone=line.phone)
+    else:
+        out = f"• {line.name}"
     if line.text:
-        parts.append(tx("crisis.text", text=line.text))
+        out += " " + tx("crisis.text", text=line.text)
     if line.url and not line.phone and not line.text:
-        parts.append(line.url)
+        out += f": {line.url}"
     if line.hours:
-        parts.append(f"({line.hours})")
-    return " ".join(parts)
+        out += f" ({line.hours})"
+    return out
 
 
 def _first(lines: list[Line], kind: str) -> Line | None:
@@ -69,6 +73,8 @@ def compose_reply(
                 out.append(format_line(line, tx))
         out.append(tx("crisis.general_guide"))
     if not known_country(book, country):
+        directory = [line for line in lines if line.kind == "other"]
+        out.extend(format_line(line, tx) for line in directory)
         out.append(tx("crisis.country_unknown"))
     out.append(tx("crisis.stay"))
     return "\n\n".join(out)

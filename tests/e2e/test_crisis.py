@@ -1,0 +1,115 @@
+"""Crisis keywords through the real bot: in every state, never waiting on storage."""
+
+from __future__ import annotations
+
+from tests.conftest import USER, BotUnderTest, buttons_of
+
+
+async def test_before_start_gives_international_lines_and_set_country(bot: BotUnderTest) -> None:
+    await bot.send("help")
+    reply = await bot.next()
+    text = reply.text or ""
+    assert "112" in text
+    assert "findahelpline" in text.lower() or "Find A Helpline" in text
+    assert "/guide" in text  # plain "help" may have meant "how do I use this"
+    assert ("Set my country", "set:country") in buttons_of(reply)
+    await bot.settle()
+    assert bot.unread() == []  # no "send /start" on top of the crisis reply
+
+
+async def test_danger_leads_with_emergency_and_abuse_line_for_the_country(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard(country="United Kingdom")
+    await bot.send("I think he's outside the house right now")
+    reply = await bot.next()
+    text = reply.text or ""
+    assert text.index("999") < text.index("0808 2000 247")
+    assert "press 55" in text
+    assert "safe to call" in text
+    assert "outside the house" not in text  # never echo what the person wrote
+    labels = [label for label, _ in buttons_of(reply)]
+    assert "Clear this from the chat" in labels
+    assert "Set my country" not in labels
+
+
+async def test_self_harm_leads_with_the_crisis_line(bot: BotUnderTest) -> None:
+    await bot.onboard(country="Germany")
+    await bot.send("honestly I just want to die")
+    text = (await bot.next()).text or ""
+    assert "0800 111 0 111" in text
+    assert text.index("0800 111 0 111") < text.index("112")
+    assert "help is possible" in text
+
+
+async def test_mid_onboarding_keeps_the_question_open(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send("HEEELP!!!")
+    await bot.next(containing="112")
+    await bot.settle()
+    assert bot.unread() == []  # the country question is not re-asked or complained about
+    await bot.send("Ireland")
+    await bot.next(containing="Ireland")
+
+
+async def test_edited_message_and_photo_caption_trigger(bot: BotUnderTest) -> None:
+    await bot.onboard(country="United States")
+    message_id = await bot.send("an ordinary day")
+    await bot.next()
+    await bot.edit(message_id, "an ordinary day, but I'm not safe at home")
+    await bot.next(containing="911")
+    await bot.send(photo=True, caption="SOS")
+    await bot.next(containing="988")
+    await bot.settle()
+    assert bot.unread() == []  # the caption's crisis reply replaces the "text only" note
+
+
+async def test_sos_and_help_commands(bot: BotUnderTest) -> None:
+    await bot.onboard(country="France")
+    await bot.send("/sos")
+    await bot.next(containing="3114")
+    await bot.send("/help")
+    await bot.next(containing="3114")
+    await bot.next(containing="How Steady works")
+
+
+async def test_clear_this_deletes_both_messages(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    trigger = await bot.send("danger")
+    reply = await bot.next(containing="999")
+    await bot.press(reply, "Clear this from the chat")
+    await bot.settle()
+    assert {trigger, reply.message_id} <= bot.emu.deleted_ids(USER)
+
+
+async def test_more_lines_and_grounding(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("help")
+    reply = await bot.next(containing="999")
+    await bot.press(reply, "More support lines")
+    more = await bot.next(containing="Domestic abuse support")
+    assert "Men's Advice Line" in (more.text or "")
+    await bot.press(more, "grounding")
+    await bot.next(containing="feet on the floor")
+
+
+async def test_reply_goes_out_when_storage_is_down(bot: BotUnderTest) -> None:
+    await bot.onboard(country="Australia")
+    await bot.services.db.conn.close()  # the data database is gone from under the bot
+    await bot.services.keys.db.conn.close()
+    await bot.send("please help me he is going to hurt me")
+    reply = await bot.next()
+    assert "000" in (reply.text or "")  # the country was still known, from memory
+
+
+async def test_reply_after_restart_with_storage_down_uses_international_lines(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard(country="Australia")
+    await bot.restart()  # memory is empty again
+    await bot.services.db.conn.close()
+    await bot.send("danger")
+    reply = await bot.next()
+    assert "112" in (reply.text or "")
+    assert "Set my country" in [label for label, _ in buttons_of(reply)]
