@@ -1,0 +1,82 @@
+"""Canaries: what a person writes, their Telegram id and the bot token reach no file and no
+log line. Feature tests add their own writing paths through `write_everywhere`."""
+
+from __future__ import annotations
+
+import logging
+import struct
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import TOKEN, BotUnderTest
+
+PERSON = 7_654_321_987  # distinctive, so a stray copy of it is findable
+CANARY = "CANARY-zebra-quartz-4411"
+
+
+def files_of(data_dir: Path) -> list[Path]:
+    return [p for p in data_dir.iterdir() if p.is_file()]
+
+
+def id_encodings(value: int) -> list[bytes]:
+    return [str(value).encode(), struct.pack(">q", value), struct.pack("<q", value)]
+
+
+async def write_everywhere(bot: BotUnderTest) -> None:
+    """Every path by which a person's words reach the bot, with the canary in each."""
+    await bot.send("/start", user=PERSON)
+    await bot.next(PERSON, containing="Which country")
+    await bot.send(f"{CANARY} land", user=PERSON)  # typed country, unknown
+    await bot.next(PERSON, containing="couldn't find")
+    await bot.send("Portugal", user=PERSON)
+    await bot.next(PERSON, containing="time zone")
+    await bot.send(f"{CANARY} city", user=PERSON)
+    await bot.next(PERSON, containing="couldn't match")
+    await bot.send("Lisbon", user=PERSON)
+    ask_time = await bot.next(PERSON, containing="check-in once a day")
+    await bot.press(ask_time, data="time:off", user=PERSON)
+    safety = await bot.next(PERSON, containing="Could someone")
+    await bot.press(safety, data="safe:no", user=PERSON)
+    await bot.next(PERSON, containing="All set")
+    await bot.send(f"help {CANARY} he is outside", user=PERSON)
+    await bot.next(PERSON, containing="112")
+    await bot.send(f"just a note {CANARY}", user=PERSON)
+    await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
+    await bot.settle()
+
+
+async def test_canary_is_nowhere_on_disk_or_in_logs(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    await write_everywhere(bot)
+    people = bot.services.people
+    assert await people.load(PERSON) is not None  # the person really is stored
+
+    data_dir = bot.settings.data_dir
+    await bot.stop()  # close connections; the WAL files stay as they were
+    files = files_of(data_dir)
+    names = {p.name for p in files}
+    assert {"steady.sqlite3", "keys.sqlite3"} <= names
+    for path in files:
+        blob = path.read_bytes()
+        assert CANARY.encode() not in blob, path.name
+        assert TOKEN.encode() not in blob, path.name
+        for encoded in id_encodings(PERSON):
+            assert encoded not in blob, (path.name, encoded)
+
+    logged = caplog.text
+    assert caplog.records, "the test must have captured the bot's logs"
+    assert CANARY not in logged
+    assert TOKEN not in logged
+    assert TOKEN.split(":")[1] not in logged
+    assert str(PERSON) not in logged
+
+
+async def test_wal_is_checked_too(bot: BotUnderTest) -> None:
+    await write_everywhere(bot)
+    wal = bot.settings.data_dir / "steady.sqlite3-wal"
+    # While running, recent writes sit in the WAL: it must exist and be clean.
+    assert wal.exists() and wal.stat().st_size > 0
+    assert CANARY.encode() not in wal.read_bytes()
