@@ -18,7 +18,7 @@ from bot.emulator import BotApiEmulator, SentMessage
 from bot.runtime import Runtime
 
 SANDBOX_USER = 424242
-SANDBOX_TOKEN = "1000000001:sandbox-token-not-a-secret-0000"
+SANDBOX_TOKEN = "1000000001:sandbox-token-not-a-secret-0000"  # noqa: S105 - only the local emulator sees it
 HELP = """Sandbox commands:
   <text>      send a message as the user
   <number>    press the button with that number

@@ -32,10 +32,7 @@ def run_cli(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedP
 @pytest.mark.parametrize(
     ("env", "message"),
     [
-        (
-            {},
-            "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`",
-        ),
+        ({}, "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot"),
         ({"TELEGRAM_BOT_TOKEN": "nonsense"}, "TELEGRAM_BOT_TOKEN does not look like a bot token"),
         (
             {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_MASTER_KEY": "%%%"},

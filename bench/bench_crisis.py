@@ -1,0 +1,183 @@
+"""Crisis benchmarks (run by hand; results go to docs/performance.md).
+
+    .venv/bin/python -m bench.bench_crisis detector
+    .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500]
+
+`detector`: the cost of CrisisDetector.detect per message over a realistic mix.
+`latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
+updates per second. Latency is measured from the moment the crisis message is queued at
+the (emulated) Bot API to the moment the bot's reply reaches it: it includes long polling
+and the HTTP round trips, so it is stricter than the handler's own time. The emulator runs
+in the same process and its CPU counts against the bot; the rate limiter is off (at 500
+replies/s, Telegram's 30 msg/s would be the only thing measured).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import base64
+import os
+import random
+import resource
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from bot.clock import system_clock
+from bot.config import Settings
+from bot.content import load_content
+from bot.emulator import BotApiEmulator, SentMessage
+from bot.runtime import Runtime
+
+DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
+ORDINARY = [
+    "I went for a walk today and the air felt good",
+    "Not much to say. Tired but okay.",
+    "My sister called and we talked for an hour about nothing in particular",
+    "I keep replaying the argument from last week in my head",
+    "Today I chose what to eat without asking anyone. Small, but it felt like mine.",
+    "He sent a message again. I didn't answer.",
+    "Work was long. I'm proud I went to the gym after.",
+    "I wrote down what happened so I don't start doubting myself later.",
+]
+
+
+def corpus(name: str) -> list[str]:
+    lines = (DATA / name).read_text(encoding="utf-8").splitlines()
+    texts = []
+    for line in lines:
+        if not line.strip() or line.startswith("#"):
+            continue
+        texts.append(line.split("\t", 1)[-1])
+    return texts
+
+
+def realistic_mix(count: int, rng: random.Random) -> list[str]:
+    positives = corpus("crisis_must_trigger.txt")
+    negatives = corpus("crisis_must_not_trigger.txt") + ORDINARY
+    mix = []
+    for _ in range(count):
+        roll = rng.random()
+        if roll < 0.05:
+            mix.append(rng.choice(positives))
+        elif roll < 0.85:
+            mix.append(rng.choice(negatives))
+        else:  # a long journal entry, up to Telegram's limit
+            words: list[str] = []
+            target = rng.randint(800, 4000)
+            while sum(len(w) + 1 for w in words) < target:
+                words.append(rng.choice(negatives))
+            mix.append(" ".join(words)[:4096])
+    return mix
+
+
+def bench_detector() -> None:
+    detector = load_content().detector
+    rng = random.Random(7)
+    messages = realistic_mix(50_000, rng)
+    for text in messages[:2000]:  # warm up
+        detector.detect(text)
+    timings = []
+    start = time.perf_counter()
+    for text in messages:
+        t0 = time.perf_counter_ns()
+        detector.detect(text)
+        timings.append(time.perf_counter_ns() - t0)
+    total = time.perf_counter() - start
+    timings.sort()
+    chars = sum(len(t) for t in messages) / len(messages)
+    print(f"messages: {len(messages)} (mean {chars:.0f} characters; 5% crisis, 15% long)")
+    print(f"mean: {total / len(messages) * 1e6:.1f} µs/message")
+    print(
+        f"p50: {timings[len(timings) // 2] / 1000:.1f} µs  p99: {timings[int(len(timings) * 0.99)] / 1000:.1f} µs"
+        f"  max: {timings[-1] / 1000:.1f} µs"
+    )
+
+
+async def bench_latency(seconds: float, rate: float) -> None:
+    emu = BotApiEmulator(record_calls=False, keep_per_chat=50)
+    await emu.start()
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            token="123456:BENCH-token-abcdefghijklmnopqrstuv",
+            api_url=emu.base_url,
+            data_dir=Path(tmp),
+            master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
+            log_level=30,
+            http_timeout=10.0,
+        )
+        runtime = Runtime(settings, clock=system_clock, throttle=False)
+        await runtime.start()
+        assert runtime.services is not None
+        people = runtime.services.people
+        ordinary_users = list(range(10_000, 10_000 + 1000))
+        crisis_users = list(range(90_000, 90_000 + 200))
+        for uid in ordinary_users + crisis_users:
+            person = await people.create(uid, uid, "")
+            person.profile.country = "GB"
+            person.profile.onboarded = True
+            await people.save(person)
+            emu.add_user(uid)
+
+        sent_at: dict[int, float] = {}
+        latencies: list[float] = []
+
+        def on_sent(message: SentMessage, event: str) -> None:
+            queued = sent_at.pop(message.chat_id, None)
+            if event == "sent" and queued is not None:
+                latencies.append(time.perf_counter() - queued)
+
+        emu.add_listener(on_sent)
+        rng = random.Random(1)
+        loop = asyncio.get_running_loop()
+        begin = loop.time()
+        ordinary_sent = 0
+        crisis_index = 0
+        next_crisis = begin + 0.05
+        cpu_before = time.process_time()
+        while loop.time() - begin < seconds:
+            due = int((loop.time() - begin) * rate)
+            while ordinary_sent < due:
+                emu.user_sends(rng.choice(ordinary_users), rng.choice(ORDINARY))
+                ordinary_sent += 1
+            if loop.time() >= next_crisis:
+                uid = crisis_users[crisis_index % len(crisis_users)]
+                crisis_index += 1
+                sent_at[uid] = time.perf_counter()
+                emu.user_sends(uid, "help, he is outside")
+                next_crisis += 0.05
+            await asyncio.sleep(0.002)  # pacing the load generator, not waiting for results
+        backlog = emu.pending_updates()
+        await emu.wait_until_consumed(timeout=120)
+        cpu = time.process_time() - cpu_before
+        await runtime.stop()
+    await emu.stop()
+    latencies.sort()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(
+        f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s ({ordinary_sent / seconds:.0f}/s),"
+        f" {crisis_index} crisis messages; backlog at the end: {backlog}"
+    )
+    print(
+        f"crisis reply latency: n={len(latencies)} p50={statistics.median(latencies) * 1000:.1f} ms"
+        f" p99={latencies[int(len(latencies) * 0.99)] * 1000:.1f} ms max={latencies[-1] * 1000:.1f} ms"
+    )
+    print(f"process CPU: {cpu:.1f}s over {seconds:.0f}s; peak RSS {rss:.0f} MB")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("which", choices=["detector", "latency"])
+    parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--rate", type=float, default=500)
+    args = parser.parse_args()
+    if args.which == "detector":
+        bench_detector()
+    else:
+        asyncio.run(bench_latency(args.seconds, args.rate))
+
+
+if __name__ == "__main__":
+    main()
