@@ -8,8 +8,9 @@ Normalisation (`normalize`), applied the same way to terms and to messages:
 
 1. Apostrophes in all their forms (' ’ ‘ ‛ ` ´ ʼ ʻ ′ ＇) become one mark. This happens
    first because NFKD would turn ´ into a space and a combining accent.
-2. Case folding, then NFKD, then combining marks are dropped: "SOCORRO", "Urgência" and
-   "urgencia" meet. Ligatures NFKD leaves alone (œ, æ, ø, ł, ß) are spelt out.
+2. NFKD and case folding, then combining marks are dropped: "SOCORRO", "Urgência" and
+   "urgencia" meet. Case folding turns ß into ss; letters NFKD leaves whole (œ, æ, ø, ł)
+   are spelt out.
 3. 🆘 reads as the word "sos". Zero-width characters and soft hyphens are deleted, so
    "help" pasted with an invisible break inside is still "help".
 4. Anything that is not a letter or a digit separates words: punctuation, emoji, hyphens
@@ -30,10 +31,10 @@ is also read with the apostrophe as a space, and every term is stored in both fo
 Matching is on whole words: a term is a sequence of normalised words, and a message matches
 when that exact sequence occurs in it. "helpful", "unhelpful", "helper", "dangerously" are
 single words that are not "help" or "danger". Terms live in a trie keyed by whole words,
-built once. A message costs a few linear passes (translate, collapse, split: no regular
-expression that can backtrack), one set test that clears most messages outright, and
-otherwise one dict lookup per word plus a short walk where a term starts; the number of
-terms does not change the cost.
+built once. A message costs a few linear passes (translate, collapse, split; the only
+regular expressions match runs of one letter and cannot backtrack), one set test that
+clears most messages outright, and otherwise one dict lookup per word plus a short walk
+where a term starts; the number of terms does not change the cost.
 
 All languages are matched at once: people switch languages, and the person's setting may
 not be the language they are writing in. That is why a term must not collide with an
@@ -52,6 +53,8 @@ Borderline cases, decided:
 - French "aide" is not a bare term: after accents are stripped it is also "aidé"
   ("j'ai aidé ma sœur", I helped my sister). French help is "à l'aide", "aidez-moi",
   "besoin d'aide", "au secours". Likewise bare "secours" ("premiers secours") is out.
+- "sos" is also Rioplatense Spanish for "you are" ("vos sos") and Socorro is a given name;
+  both trigger GENERAL. Accepted: "sos" and "socorro" are the words people reach for.
 - "danger" and "unsafe" alone trigger DANGER ("I'm in danger", "I feel unsafe");
   "dangerously tired", "dangerous roads" do not.
 - "Not sure" collides with "not safe" in Spanish, Italian, German and Portuguese
@@ -63,6 +66,9 @@ Borderline cases, decided:
   ("he's going to kill me", "my ex is outside"), so "she's going to kill me when she sees
   the mess" does trigger DANGER: for people leaving an abusive relationship the cost of
   asking "are you safe?" once too often is small.
+- Fear without a present threat ("I'm scared of him") is GENERAL, not DANGER. A threat
+  or an act told in the past ("he choked me", "he threatened to kill me") is DANGER: after
+  that, asking whether the person is safe now is the right next step.
 - Phrases that carry the crisis meaning trigger even when the person meant something
   milder: "I hurt myself at the gym", "I could kill myself for forgetting", "I want to die
   of embarrassment", "suicide" in any sentence. Missing the real meaning costs more.
@@ -70,12 +76,13 @@ Borderline cases, decided:
   "in the end it all worked out" and "in the end my life got better" do not trigger, so the
   terms are "to end it all" and "to end my life", not "end it all" and "end my life".
   "I want to take my life back" does not trigger: the term is "take my own life".
-- Numbers such as 911 or 112 are not terms (dates, prices, addresses), nor is "kms"
-  (kilometres).
+- Bare numbers such as 911 or 112 are not terms (dates, prices, addresses); phrases are
+  ("call 911"). Nor is "kms" (kill myself, but also kilometres).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
@@ -147,7 +154,7 @@ class _FoldTable(dict[int, str]):
         char = chr(code)
         if char in _SPECIAL:
             value = _SPECIAL[char]
-        elif char == _APOSTROPHE or (char.isalnum() and char != "_"):
+        elif char == _APOSTROPHE or char.isalnum():
             value = char
         elif unicodedata.combining(char):
             value = ""
@@ -177,7 +184,10 @@ def _fold(text: str) -> str:
     for mark in _OTHER_APOSTROPHES:
         if mark in text:
             text = text.replace(mark, _APOSTROPHE)
-    return unicodedata.normalize("NFKD", text.casefold()).translate(_FOLD_TABLE)
+    # NFKD on both sides of casefold(): compatibility forms such as 𝐇 only become a
+    # foldable "H" after NFKD, and folding can yield letters that decompose again.
+    folded = unicodedata.normalize("NFKD", text).casefold()
+    return unicodedata.normalize("NFKD", folded).translate(_FOLD_TABLE)
 
 
 def _collapse(text: str) -> str:
@@ -196,9 +206,15 @@ def _forms(text: str) -> list[list[str]]:
     collapsed = _collapse(_fold(text))
     if _APOSTROPHE not in collapsed:
         return [collapsed.split()]
-    # Joining can make a new run ("i'll" is "i'l", joined "il"), so collapse once more.
-    joined = _collapse(collapsed.replace(_APOSTROPHE, "")).split()
-    split = collapsed.replace(_APOSTROPHE, " ").split()
+    pieces = collapsed.split(_APOSTROPHE)
+    joined_text = "".join(pieces)
+    # Joining makes a new run where the same letter stands on both sides of an apostrophe
+    # ("i'll" collapses to "i'l", which joins to "il"); only then is a second pass needed.
+    ends = [piece for piece in pieces if piece]
+    if any(a[-1] == b[0] and a[-1].isalpha() for a, b in itertools.pairwise(ends)):
+        joined_text = _collapse(joined_text)
+    joined = joined_text.split()
+    split = " ".join(pieces).split()
     return [joined] if split == joined else [joined, split]
 
 
@@ -247,12 +263,13 @@ class CrisisDetector:
             # operation in C settles them.
             if root.keys().isdisjoint(words):
                 continue
-            for start, word in enumerate(words):
-                node = root.get(word)
+            end = len(words)
+            for start in [i for i, word in enumerate(words) if word in root]:
+                node: _Node | None = root[words[start]]
                 position = start + 1
                 while node is not None:
                     found |= node.kinds
-                    if position == len(words):
+                    if position == end:
                         break
                     node = node.children.get(words[position])
                     position += 1
@@ -273,7 +290,11 @@ def validate_terms(raw: object) -> list[Problem]:
     known = ", ".join(k.value for k in CrisisKind)
     problems: list[Problem] = []
     for language, by_kind in raw.items():
-        if not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
+        if isinstance(language, bool):
+            problems.append(
+                Problem((str(language),), "quote the code: YAML reads a bare no or on as a boolean")
+            )
+        elif not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
             problems.append(
                 Problem((str(language),), "use a two-letter ISO 639-1 code in lower case")
             )

@@ -53,7 +53,8 @@ _CODE_HINTS = {"UK": "GB", "EL": "GR"}
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
 _PHONE_SEPARATOR = re.compile(r"; | or ")
 # Groups need a separator between them, so there is exactly one way to match: no backtracking.
-_PHONE_NUMBER = re.compile(r"\+?\d+(?:[ -]\d+)*")
+_PHONE_NUMBER = re.compile(r"\+?[0-9]+(?:[ -][0-9]+)*")
+_ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 PHONE_MIN_DIGITS = 2
 PHONE_MAX_DIGITS = 15
 
@@ -88,7 +89,7 @@ def phone_problem(phone: str) -> str | None:
                 f"{number!r} is not a phone number: use digits in groups separated by one "
                 'space or hyphen, an optional leading "+", and join numbers with "; " or " or "'
             )
-        digits = sum(c.isdigit() for c in number)
+        digits = sum(c in "0123456789" for c in number)
         if not PHONE_MIN_DIGITS <= digits <= PHONE_MAX_DIGITS:
             return (
                 f"{number!r} has {digits} digits; a number has "
@@ -104,7 +105,7 @@ def _checked_date(value: object) -> datetime.date | None:
         return None
     if isinstance(value, datetime.date):
         return value
-    if isinstance(value, str):
+    if isinstance(value, str) and _ISO_DATE.fullmatch(value.strip()):
         try:
             return datetime.date.fromisoformat(value.strip())
         except ValueError:

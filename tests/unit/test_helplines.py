@@ -169,6 +169,7 @@ def test_good_phone_shapes(phone: str) -> None:
         "0800 123 ext 4",
         "1234567890123456",
         "999 or",
+        "١١٢",
     ],
 )
 def test_bad_phone_shapes(phone: str) -> None:
@@ -207,6 +208,7 @@ def _drop(code: str, index: int, key: str) -> Any:
         (_set("GB", 1, "source", "  "), ("GB", "lines", 1, "source"), "non-empty"),
         (_set("GB", 1, "checked", "2026-02-30"), ("GB", "lines", 1, "checked"), "real date"),
         (_set("GB", 1, "checked", "29/11/2026"), ("GB", "lines", 1, "checked"), "real date"),
+        (_set("GB", 1, "checked", "20261129"), ("GB", "lines", 1, "checked"), "real date"),
         (
             _set("GB", 1, "checked", datetime.datetime(2026, 11, 29, 10, 0)),
             ("GB", "lines", 1, "checked"),
