@@ -1,0 +1,164 @@
+"""The export builders alone: Markdown that parses back to every answer, and a PDF whose
+pages follow from its line count."""
+
+from __future__ import annotations
+
+import io
+import math
+from datetime import date
+
+import pytest
+from fpdf import FPDF
+from pypdf import PdfReader
+
+from bot.services.export import (
+    BODY,
+    FONT,
+    INDENT,
+    LINES_PER_PAGE,
+    MARGIN_SIDE,
+    ExportAnswer,
+    ExportDocument,
+    ExportEntry,
+    ExportSection,
+    ExportWorksheet,
+    build_markdown,
+    build_pdf,
+    filename,
+    pages_for,
+    pdf_lines,
+    pdf_safe,
+)
+
+TRICKY = (
+    "# not a heading",
+    "> not a quote\n\n**not bold**",
+    "Zoë — “quoted” 🌱\nsecond line\n\n\nafter blank lines",
+    "ends with a newline\n",
+)
+
+
+def document(
+    answers: int = 2,
+    *,
+    parts: tuple[str, ...] = ("an answer",),
+    first: tuple[str, ...] | None = None,
+    journal: int = 0,
+) -> ExportDocument:
+    """`answers` answers of `parts` each, except the first, which has `first` if given."""
+    items = tuple(
+        ExportAnswer(f"Question {i}?", "2026-11-30", first if i == 0 and first else parts)
+        for i in range(answers)
+    )
+    entries = tuple(
+        ExportEntry("2026-11-30 08:15", "A prompt" if i % 2 else None, f"entry {i}")
+        for i in range(journal)
+    )
+    return ExportDocument(
+        title="Your notes",
+        subtitle="Exported on 2026-11-30.",
+        worksheets=(
+            ExportWorksheet("A worksheet", "Started 2026-11-29", (ExportSection("S", items),)),
+        ),
+        journal_title="Check-in replies",
+        journal=entries,
+        replaced_note="Some characters appear as ?.",
+    )
+
+
+def parse(markdown: str) -> list[tuple[str, str]]:
+    """(bold line, the blockquote under it), in order."""
+    found: list[tuple[str, str]] = []
+    current: str | None = None
+    quote: list[str] | None = None
+    for line in [*markdown.splitlines(), "# end"]:
+        if line.startswith(">") and current is not None:
+            quote = [*(quote or []), line[2:]]
+            continue
+        if current is not None and quote is not None:
+            found.append((current, "\n".join(quote)))
+            current, quote = None, None
+        if line.startswith("**") and line.endswith("**"):
+            current = line[2:-2]
+    return found
+
+
+def test_markdown_keeps_every_answer_exactly() -> None:
+    doc = document(answers=1, parts=TRICKY, journal=2)
+    parsed = parse(build_markdown(doc))
+    whole = "\n\n".join(TRICKY)
+    assert parsed == [("Question 0?", whole), ("A prompt", "entry 1")]
+    assert "> entry 0" in build_markdown(doc)  # an entry without a prompt is there too
+
+
+def test_markdown_structure() -> None:
+    text = build_markdown(document(journal=1))
+    lines = text.splitlines()
+    assert lines[0] == "# Your notes"
+    assert "## A worksheet" in lines and "### S" in lines and "_Started 2026-11-29_" in lines
+    assert "## Check-in replies" in lines and "### 2026-11-30 08:15" in lines
+    assert "## Check-in replies" not in build_markdown(document())
+
+
+def test_filename_is_neutral() -> None:
+    assert filename(date(2026, 11, 30), "md") == "notes-2026-11-30.md"
+
+
+@pytest.mark.parametrize(
+    ("text", "safe", "replaced"),
+    [
+        ("“Zoë” — café…", '"Zoë" - café...', False),
+        ("Łódź", "Lódz", False),
+        ("I feel 🌱 today", "I feel ? today", True),
+        ("❤️", "?", True),
+        ("bell\x07tab\t", "bell tab    ", False),
+        ("Ελλάδα", "??????", True),
+    ],
+)
+def test_pdf_safe(text: str, safe: str, replaced: bool) -> None:
+    assert pdf_safe(text) == (safe, replaced)
+    safe.encode("latin-1")
+
+
+def _pages(doc: ExportDocument) -> int:
+    return len(PdfReader(io.BytesIO(build_pdf(doc))).pages)
+
+
+@pytest.mark.parametrize(
+    ("answers", "extra_part", "lines"),
+    [
+        (0, False, 7),
+        (9, False, 43),
+        (9, True, 45),  # exactly one full page
+        (10, False, 47),
+        (22, False, 95),
+    ],
+)
+def test_pdf_pages_follow_from_the_line_count(answers: int, extra_part: bool, lines: int) -> None:
+    # Title, subtitle, blank, worksheet title, status, blank, section title: 7 lines; then
+    # each answer is a blank, its question, its date and one line per part (a blank between).
+    doc = document(answers, parts=("one",), first=("one", "two") if extra_part else None)
+    assert len(pdf_lines(doc)) == lines
+    assert _pages(doc) == pages_for(lines) == max(1, math.ceil(lines / LINES_PER_PAGE))
+
+
+def test_long_text_wraps_within_the_page_and_loses_nothing() -> None:
+    long_answer = " ".join(f"word{i}" for i in range(400)) + " " + "x" * 300
+    doc = document(1, parts=(long_answer,))
+    wrapped = [line for line in pdf_lines(doc) if line.indent == INDENT]
+    assert len(wrapped) > 10
+    measure = FPDF(format="A4", unit="mm")
+    measure.set_font(FONT, "", BODY)
+    room = measure.w - 2 * MARGIN_SIDE - INDENT
+    assert all(measure.get_string_width(line.text) <= room for line in wrapped)
+    joined = " ".join(line.text for line in wrapped)
+    assert joined.replace(" ", "") == long_answer.replace(" ", "")
+    assert _pages(doc) == pages_for(len(pdf_lines(doc)))
+
+
+def test_pdf_says_when_characters_were_replaced() -> None:
+    plain = PdfReader(io.BytesIO(build_pdf(document(1, parts=("all latin",)))))
+    assert "appear as" not in plain.pages[0].extract_text()
+    odd = PdfReader(io.BytesIO(build_pdf(document(1, parts=("a 🌱 here",)))))
+    text = odd.pages[0].extract_text()
+    assert "appear as" in text and "a ? here" in text
