@@ -6,6 +6,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import BotCommand, Update
+from telegram.request import HTTPXRequest
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -13,6 +14,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     CommandHandler,
     ContextTypes,
+    ExtBot,
     MessageHandler,
     TypeHandler,
     filters,
@@ -23,7 +25,7 @@ from bot.handlers import basics, crisis, privacy
 from bot.handlers.basics import Basics
 from bot.handlers.router import Router
 from bot.handlers.setup import Setup
-from bot.ordering import PerChatUpdateProcessor
+from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.send_policy import SendPolicy
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -72,18 +74,35 @@ def build_application(
         .token(settings.token)
         .context_types(ContextTypes(context=Context))
         .rate_limiter(SendPolicy(throttle=throttle))
-        .concurrent_updates(PerChatUpdateProcessor())
+        .concurrent_updates(
+            CrisisFirstUpdateProcessor(
+                lambda text: services.content.detector.detect(text) is not None
+            )
+        )
         .connect_timeout(settings.http_timeout)
         .read_timeout(settings.http_timeout)
         .write_timeout(settings.http_timeout)
         .pool_timeout(settings.http_timeout)
-        # Sends queue in the rate limiter; the pool must not be the bottleneck.
+        # Enough for the concurrent updates' sends; httpcore scans every pooled connection
+        # on each request, so a bigger pool costs CPU on every call.
         .connection_pool_size(64)
     )
     if settings.api_url:
         builder = builder.base_url(settings.api_url)
     app: StApp = builder.build()
     app.bot_data[SERVICES_KEY] = services
+    services.urgent_bot = ExtBot(
+        settings.token,
+        base_url=settings.api_url or "https://api.telegram.org/bot",
+        request=HTTPXRequest(
+            connection_pool_size=8,
+            connect_timeout=settings.http_timeout,
+            read_timeout=settings.http_timeout,
+            write_timeout=settings.http_timeout,
+            pool_timeout=settings.http_timeout,
+        ),
+        rate_limiter=SendPolicy(throttle=False),
+    )
 
     features = Features()
     features.setup.register(features.router)

@@ -27,6 +27,9 @@ class Services:
     keys: KeyStore
     people: PeopleService
     clock: Clock
+    # A second Bot with its own connection pool and no throttle, for crisis replies only:
+    # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
+    urgent_bot: ExtBot[Any] | None = None
     extras: dict[str, Any] = field(default_factory=dict)
 
     def tx(self, key: str, **values: object) -> str:

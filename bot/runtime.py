@@ -6,6 +6,8 @@ so the tests exercise exactly what production runs.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -27,6 +29,7 @@ from bot.storage.schema import MIGRATIONS
 log = logging.getLogger(__name__)
 
 FeatureHook = Callable[[StApp, Features], None]
+FLUSH_INTERVAL = 1.0  # seconds between batched writes of message ids (for /clear)
 
 
 @dataclass
@@ -79,6 +82,7 @@ class Runtime:
         self.app: StApp | None = None
         self.features: Features | None = None
         self.services: Services | None = None
+        self._flusher: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
         content = self._content or load_content()
@@ -107,6 +111,9 @@ class Runtime:
         )
         self.app, self.features = app, features
         await app.initialize()
+        assert services.urgent_bot is not None
+        await services.urgent_bot.initialize()
+        self._flusher = asyncio.create_task(self._flush_message_ids_forever(people))
         await app.bot.set_my_commands(menu_commands(services, features))
         assert app.updater is not None
         await app.updater.start_polling(
@@ -117,7 +124,20 @@ class Runtime:
         await app.start()
         log.info("bot started")
 
+    async def _flush_message_ids_forever(self, people: PeopleService) -> None:
+        while True:
+            await asyncio.sleep(FLUSH_INTERVAL)
+            try:
+                await people.flush_message_ids()
+            except Exception as exc:
+                log.warning("message ids not stored yet: %s", type(exc).__name__)
+
     async def stop(self) -> None:
+        if self._flusher is not None:
+            self._flusher.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._flusher
+            self._flusher = None
         app = self.app
         if app is not None:
             if app.updater is not None and app.updater.running:
@@ -127,6 +147,12 @@ class Runtime:
             await app.shutdown()
             self.app = None
             log.info("bot stopped")
+        services = self.services
+        if services is not None:
+            if services.urgent_bot is not None:
+                await services.urgent_bot.shutdown()
+            with contextlib.suppress(Exception):
+                await services.people.flush_message_ids()
         if self.storage is not None:
             await self.storage.close()
             self.storage = None

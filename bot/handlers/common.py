@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update
 from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
@@ -46,7 +46,7 @@ async def remember(services: Services, person: Person | None, message: Message |
     """Keep the id (never the text) of a message so /clear can delete it within 48 hours."""
     if person is None or message is None:
         return
-    await services.people.store.remember_message(
+    services.people.note_message(
         person.person_id, message.message_id, int(message.date.timestamp())
     )
 
@@ -60,8 +60,9 @@ async def say(
     buttons: Sequence[Sequence[Button]] | None = None,
     protect: bool = False,
     silent: bool = False,
+    bot: Bot | None = None,
 ) -> Message:
-    message = await context.bot.send_message(
+    message = await (bot or context.bot).send_message(
         chat_id,
         text,
         reply_markup=keyboard(buttons) if buttons else None,

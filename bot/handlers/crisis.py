@@ -62,8 +62,21 @@ async def send_crisis_reply(
     content = context.services.content
     text = compose_reply(kind, content.helplines, country, context.services.tx)
     trigger_id = trigger.message_id if trigger is not None else None
-    sent = await say(context, chat.id, text, buttons=crisis_buttons(context, country, trigger_id))
-    context.application.create_task(_count(context, kind), update=update)
+    sent = await say(
+        context,
+        chat.id,
+        text,
+        buttons=crisis_buttons(context, country, trigger_id),
+        bot=context.services.urgent_bot,
+    )
+    # Ids only, in memory (written later in a batch), so /clear can remove both messages.
+    people = context.services.people
+    person_id = people.person_id(user.id)
+    for message in (trigger, sent):
+        if message is not None:
+            people.note_message(person_id, message.message_id, int(message.date.timestamp()))
+    if context.application.running:
+        context.application.create_task(_count(context, kind), update=update)
     return sent
 
 

@@ -40,6 +40,7 @@ async def forget(update: Update, context: Context) -> None:
 
 async def clear_chat(context: Context, person_id: str, chat_id: int) -> int:
     services = context.services
+    await services.people.flush_message_ids()
     since = int((services.clock() - DELETE_WINDOW).timestamp())
     ids = await services.people.store.recent_messages(person_id, since)
     deleted = await delete_quietly(context, chat_id, ids)

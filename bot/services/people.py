@@ -74,6 +74,20 @@ class PeopleService:
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
         # Last known country per person, so the crisis reply never has to wait on storage.
         self.country_cache: dict[str, str | None] = {}
+        # Message ids for /clear, written in batches: one fsync per message would cost more
+        # than the whole rest of handling it. A crash loses at most one interval of ids.
+        self._pending_ids: list[tuple[str, int, int]] = []
+
+    def note_message(self, person_id: str, message_id: int, sent_at: int) -> None:
+        self._pending_ids.append((person_id, message_id, sent_at))
+
+    async def flush_message_ids(self) -> None:
+        pending, self._pending_ids = self._pending_ids, []
+        try:
+            await self.store.remember_messages(pending)
+        except BaseException:
+            self._pending_ids[:0] = pending  # keep them for the next try
+            raise
 
     def person_id(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
@@ -169,6 +183,7 @@ class PeopleService:
 
     async def forget(self, person_id: str) -> None:
         """Destroy the key first: if deleting rows then fails, they are already unreadable."""
+        self._pending_ids = [e for e in self._pending_ids if e[0] != person_id]
         await self.keys.destroy_data_key(person_id)
         self._ciphers.pop(person_id, None)
         self.country_cache.pop(person_id, None)

@@ -71,19 +71,23 @@ class Database:
                 raise
             await self.conn.execute("COMMIT")
 
+    # Each call below is one trip to aiosqlite's thread (execute and fetch together): under
+    # load the hand-offs between threads cost more than the queries themselves.
+
     async def fetch_one(self, sql: str, params: Iterable[Any] = ()) -> Row | None:
-        async with self.conn.execute(sql, tuple(params)) as cursor:
-            row: Row | None = await cursor.fetchone()
-            return row
+        rows = await self.conn.execute_fetchall(sql, tuple(params))
+        return next(iter(rows), None)
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
-        async with self.conn.execute(sql, tuple(params)) as cursor:
-            return list(await cursor.fetchall())
+        return list(await self.conn.execute_fetchall(sql, tuple(params)))
 
     async def execute(self, sql: str, params: Iterable[Any] = ()) -> int:
-        """One write in its own transaction; returns the number of rows changed."""
-        async with self.transaction() as conn, conn.execute(sql, tuple(params)) as cursor:
-            return cursor.rowcount
+        """One write; returns the number of rows changed. A single statement is atomic on its
+        own, so no BEGIN/COMMIT; the lock keeps it out of another task's open transaction."""
+        async with self._write_lock:
+            before = self.conn.total_changes
+            await self.conn.execute_fetchall(sql, tuple(params))
+            return self.conn.total_changes - before
 
     async def migrate(self, migrations: Sequence[tuple[int, str]]) -> None:
         await self.conn.execute(
@@ -104,7 +108,9 @@ class Database:
         await self.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     async def backup_to(self, target: Path) -> None:
-        await self.conn.execute("VACUUM INTO ?", (str(target),))
+        # Under the write lock: VACUUM cannot run inside another task's open transaction.
+        async with self._write_lock:
+            await self.conn.execute("VACUUM INTO ?", (str(target),))
 
 
 def _split_statements(script: str) -> list[str]:

@@ -103,11 +103,17 @@ class PeopleStore:
         await self.db.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
         await self.db.checkpoint()
 
-    async def remember_message(self, person_id: str, message_id: int, sent_at: int) -> None:
-        await self.db.execute(
-            "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at) VALUES (?, ?, ?)",
-            (person_id, message_id, sent_at),
-        )
+    async def remember_messages(self, entries: list[tuple[str, int, int]]) -> None:
+        """(person_id, message_id, sent_at) rows in one transaction; ids of people deleted
+        in the meantime are skipped rather than failing the batch."""
+        if not entries:
+            return
+        async with self.db.transaction() as conn:
+            await conn.executemany(
+                "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at)"
+                " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
+                [(pid, mid, at, pid) for pid, mid, at in entries],
+            )
 
     async def recent_messages(self, person_id: str, since: int) -> list[int]:
         rows = await self.db.fetch_all(
