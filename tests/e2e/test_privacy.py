@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import TOKEN, BotUnderTest
+from tests.conftest import TOKEN, BotUnderTest, buttons_of
 
 PERSON = 7_654_321_987  # distinctive, so a stray copy of it is findable
 CANARY = "CANARY-zebra-quartz-4411"
@@ -43,7 +43,28 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.next(PERSON, containing="112")
     await bot.send(f"just a note {CANARY}", user=PERSON)
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
+    await answer_a_worksheet(bot)
     await bot.settle()
+
+
+async def answer_a_worksheet(bot: BotUnderTest) -> None:
+    """A worksheet answer in two parts, one part edited, one with a crisis word, then an
+    export (built in memory: it must leave nothing on disk either)."""
+    await bot.send("/worksheets", user=PERSON)
+    listing = await bot.next(PERSON, containing="Worksheets")
+    await bot.press(listing, data="ws:open:bond_or_love", user=PERSON)
+    intro = await bot.next(PERSON, predicate=lambda m: any("Start" in b for b, _ in buttons_of(m)))
+    await bot.press(intro, "Start", user=PERSON)
+    await bot.next(PERSON, containing="Question 1 of")
+    first = await bot.send(f"first part {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="Saved")
+    await bot.send(f"second part {CANARY}", user=PERSON)
+    await bot.edit(first, f"first part, edited {CANARY}", user=PERSON)
+    await bot.send(f"I want to die {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="help is possible")
+    await bot.settle()
+    await bot.send("/export", user=PERSON)
+    await bot.next(PERSON, predicate=lambda m: m.document is not None)
 
 
 async def test_canary_is_nowhere_on_disk_or_in_logs(
@@ -52,7 +73,11 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     caplog.set_level(logging.DEBUG)
     await write_everywhere(bot)
     people = bot.services.people
-    assert await people.load(PERSON) is not None  # the person really is stored
+    person = await people.load(PERSON)
+    assert person is not None  # the person really is stored
+    # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
+    export = bot.emu.messages_to(PERSON)[-1].document
+    assert export is not None and CANARY.encode() in export.data
 
     data_dir = bot.settings.data_dir
     await bot.stop()  # close connections; the WAL files stay as they were
