@@ -1,0 +1,54 @@
+"""`python -m bot sandbox`: the terminal chat a newcomer or content author starts with."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "sandbox", "--data-dir", str(tmp_path / "sbx")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    seen: list[str] = []
+
+    def read_until(needle: str) -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            seen.append(line)
+            if needle in line:
+                return
+        raise AssertionError(f"{needle!r} never printed:\n{''.join(seen)}")
+
+    def type_line(text: str) -> None:
+        assert process.stdin is not None
+        process.stdin.write(text + "\n")
+        process.stdin.flush()
+
+    try:
+        read_until("Type /start to begin")
+        type_line("/start")
+        read_until("Which country")
+        read_until("[7] Germany")  # buttons are numbered
+        type_line("7")  # pressing a button by its number
+        read_until("Europe/Berlin")
+        type_line("help")
+        read_until("110")
+        type_line(":quit")
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+    output = "".join(seen)
+    assert "Traceback" not in output
+    assert (tmp_path / "sbx" / "steady.sqlite3").exists()

@@ -1,0 +1,150 @@
+"""`python -m bot content check` names the file and line of each kind of broken content."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from bot.content import check_content, content_dir, load_content
+
+SHEET = "worksheets/bond_or_love.yaml"
+
+
+@pytest.fixture
+def content_copy(tmp_path: Path) -> Path:
+    target = tmp_path / "content"
+    shutil.copytree(content_dir(), target, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
+    return target
+
+
+def line_of(path: Path, needle: str) -> int:
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in {path}")
+
+
+def replace_once(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, old
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_shipped_content_is_clean() -> None:
+    assert check_content() == []
+    content = load_content()
+    assert len(content.worksheets) >= 5 and len(content.prompts) >= 60
+
+
+def test_missing_field_names_file_and_line(content_copy: Path) -> None:
+    sheet = content_copy / SHEET
+    target = line_of(sheet, "summary:")
+    lines = sheet.read_text(encoding="utf-8").splitlines()
+    del lines[target - 1]
+    sheet.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{sheet}:") and "summary" in p for p in problems), problems
+
+
+def test_unknown_key_names_its_line(content_copy: Path) -> None:
+    sheet = content_copy / SHEET
+    replace_once(sheet, "title:", "colour: blue\ntitle:")
+    problems = check_content(content_copy)
+    expected = f"{sheet}:{line_of(sheet, 'colour: blue')}:"
+    assert any(p.startswith(expected) and "colour" in p for p in problems), problems
+
+
+def test_duplicate_question_id(content_copy: Path) -> None:
+    sheet = content_copy / SHEET
+    text = sheet.read_text(encoding="utf-8")
+    ids = [line.split("id:")[1].strip() for line in text.splitlines() if "- id:" in line]
+    replace_once(sheet, f"- id: {ids[1]}", f"- id: {ids[0]}")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{sheet}:") and "duplicate" in p.lower() for p in problems), problems
+
+
+def test_duplicate_worksheet_id_across_files(content_copy: Path) -> None:
+    copy = content_copy / "worksheets" / "copy_of_bond.yaml"
+    shutil.copy(content_copy / SHEET, copy)
+    problems = check_content(content_copy)
+    assert any(str(copy) in p for p in problems), problems
+
+
+def test_text_over_telegram_limit(content_copy: Path) -> None:
+    prompts = content_copy / "prompts.yaml"
+    data = yaml.safe_load(prompts.read_text(encoding="utf-8"))
+    data["prompts"][0]["text"] = "x" * 5000
+    prompts.write_text(yaml.safe_dump(data, width=10_000), encoding="utf-8")
+    expected = f"{prompts}:{line_of(prompts, 'xxxx')}:"
+    problems = check_content(content_copy)
+    assert any(p.startswith(expected) for p in problems), problems
+
+
+def test_duplicate_yaml_key_and_bad_yaml(content_copy: Path) -> None:
+    texts = content_copy / "texts" / "core.yaml"
+    replace_once(texts, "commands:\n", "commands:\n  start: twice\n")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{texts}:") and "duplicate key" in p for p in problems), problems
+
+    helplines = content_copy / "helplines.yaml"
+    helplines.write_text("US: [unclosed\n", encoding="utf-8")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{helplines}:") and "YAML" in p for p in problems), problems
+
+
+def test_helpline_without_source(content_copy: Path) -> None:
+    helplines = content_copy / "helplines.yaml"
+    target = line_of(helplines, "source:")
+    lines = helplines.read_text(encoding="utf-8").splitlines()
+    del lines[target - 1]
+    helplines.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{helplines}:") and "source" in p for p in problems), problems
+
+
+def test_cli_exit_codes(content_copy: Path) -> None:
+    ok = subprocess.run(
+        [sys.executable, "-m", "bot", "content", "check", "--dir", str(content_copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    replace_once(content_copy / SHEET, "title:", "titel: typo\ntitle:")
+    bad = subprocess.run(
+        [sys.executable, "-m", "bot", "content", "check", "--dir", str(content_copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert bad.returncode == 1
+    assert f"{content_copy / SHEET}:" in bad.stdout
+    assert "Traceback" not in bad.stderr
+
+
+def test_bot_refuses_to_start_with_broken_content(content_copy: Path, tmp_path: Path) -> None:
+    replace_once(content_copy / SHEET, "title:", "titel: typo\ntitle:")
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "BOT_CONTENT_DIR": str(content_copy),
+        "TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjklMNOpqrSTUvwxYZ",
+        "BOT_DATA_DIR": str(tmp_path / "data"),
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "bot"],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert "titel" in result.stderr and "Traceback" not in result.stderr
