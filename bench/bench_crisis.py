@@ -92,10 +92,9 @@ def bench_detector() -> None:
     chars = sum(len(t) for t in messages) / len(messages)
     print(f"messages: {len(messages)} (mean {chars:.0f} characters; 5% crisis, 15% long)")
     print(f"mean: {total / len(messages) * 1e6:.1f} µs/message")
-    print(
-        f"p50: {timings[len(timings) // 2] / 1000:.1f} µs  p99: {timings[int(len(timings) * 0.99)] / 1000:.1f} µs"
-        f"  max: {timings[-1] / 1000:.1f} µs"
-    )
+    p50 = timings[len(timings) // 2] / 1000
+    p99 = timings[int(len(timings) * 0.99)] / 1000
+    print(f"p50: {p50:.1f} µs  p99: {p99:.1f} µs  max: {timings[-1] / 1000:.1f} µs")
 
 
 async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
@@ -179,8 +178,9 @@ async def bench_latency(seconds: float, rate: float) -> None:
     latencies.sort()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
-        f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s ({ordinary_sent / seconds:.0f}/s),"
-        f" {crisis_count} crisis messages; not yet fetched at the end: {backlog}"
+        f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s"
+        f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} crisis messages;"
+        f" not yet fetched at the end: {backlog}"
     )
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99)] * 1000

@@ -6,7 +6,6 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from telegram import BotCommand, Update
-from telegram.request import HTTPXRequest
 from telegram.ext import (
     Application,
     ApplicationBuilder,
@@ -19,6 +18,7 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
+from telegram.request import HTTPXRequest
 
 from bot.context import SERVICES_KEY, Context, Services
 from bot.handlers import basics, crisis, privacy
