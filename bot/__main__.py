@@ -16,6 +16,7 @@ from pathlib import Path
 from bot.config import ConfigError, Settings, ensure_data_dir, load_settings
 from bot.content import ContentError, check_content, content_dir
 from bot.crypto import MasterKey, random_key
+from bot.datalock import DataDirLock
 from bot.keys import encode_key, resolve_master_key, write_key_file
 from bot.logs import configure_logging
 from bot.storage.database import StorageError
@@ -110,9 +111,15 @@ async def _rotate(settings: Settings) -> int:
     from bot.storage.keystore import KeyStore  # noqa: PLC0415
 
     ensure_data_dir(settings.data_dir)
+    lock = DataDirLock(settings.data_dir, "rotating keys (the running bot holds the old key)")
+    lock.acquire()
     old = resolve_master_key(settings)
     new = MasterKey(random_key())
-    store = await KeyStore.open(settings.key_db, old)
+    try:
+        store = await KeyStore.open(settings.key_db, old)
+    except BaseException:
+        lock.release()
+        raise
     try:
         if settings.master_key is None:
             # Write the new key beside the old one first: if re-wrapping fails, the old file
@@ -131,6 +138,7 @@ async def _rotate(settings: Settings) -> int:
             print(encode_key(new))
     finally:
         await store.close()
+        lock.release()
     return 0
 
 

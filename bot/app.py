@@ -65,6 +65,7 @@ def build_application(
     services: Services,
     *,
     throttle: bool = True,
+    backoff: float = 0.5,
     connect_features: Callable[[StApp, Features], None] | None = None,
 ) -> tuple[StApp, Features]:
     settings = services.settings
@@ -73,7 +74,7 @@ def build_application(
         ApplicationBuilder()
         .token(settings.token)
         .context_types(ContextTypes(context=Context))
-        .rate_limiter(SendPolicy(throttle=throttle))
+        .rate_limiter(SendPolicy(throttle=throttle, base_delay=backoff))
         .concurrent_updates(
             CrisisFirstUpdateProcessor(
                 lambda text: services.content.detector.detect(text) is not None
@@ -101,7 +102,7 @@ def build_application(
             write_timeout=settings.http_timeout,
             pool_timeout=settings.http_timeout,
         ),
-        rate_limiter=SendPolicy(throttle=False),
+        rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
     )
 
     features = Features()

@@ -11,7 +11,7 @@ import logging
 import os
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 DEFAULT_DATA_DIR = "./data"
@@ -26,10 +26,10 @@ class ConfigError(Exception):
 
 @dataclass(frozen=True)
 class Settings:
-    token: str | None
+    token: str | None = field(repr=False)  # secrets stay out of reprs and tracebacks
     api_url: str | None
     data_dir: Path
-    master_key: bytes | None
+    master_key: bytes | None = field(repr=False)
     log_level: int
     http_timeout: float = 10.0
 
@@ -131,6 +131,8 @@ def ensure_data_dir(path: Path) -> None:
     """Create the data dir (private to this user) and prove it is writable."""
     try:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        if path.stat().st_uid == os.getuid():
+            path.chmod(0o700)  # the databases inherit nothing readable by others
         probe = path / ".write-test"
         probe.write_bytes(b"")
         probe.unlink()

@@ -5,7 +5,7 @@ order.
   hundreds of other people's answers. We run updates from different chats concurrently.
 - Full concurrency would let two quick messages from one person race (the second part of
   an answer overtaking the first), so each chat has a lock: arrival order within a
-  conversation, no head-of-line blocking across people.
+  conversation, no head-of-line blocking across people. Crisis messages skip it.
 - PTB takes every fetched update off its queue at once and parks it on a concurrency
   semaphore, so under load that semaphore's queue is where updates wait. PTB's own
   semaphore (in its final `process_update`) is therefore left wide open, and ours, in
@@ -52,21 +52,23 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         if self.is_urgent(update):
-            await self._in_chat_order(update, coroutine)
+            # Not even the person's own previous update (which may be waiting out a 429)
+            # holds the reply back. Answer parts are ordered by message id, not by arrival,
+            # so a crisis message overtaking an earlier part loses nothing.
+            await coroutine
             return
-        async with self._slots:
-            await self._in_chat_order(update, coroutine)
-
-    async def _in_chat_order(self, update: object, coroutine: Awaitable[Any]) -> None:
         chat = update.effective_chat if isinstance(update, Update) else None
         if chat is None:
-            await coroutine
+            async with self._slots:
+                await coroutine
             return
         key = chat.id
         lock = self._locks.setdefault(key, asyncio.Lock())
         self._waiting[key] = self._waiting.get(key, 0) + 1
         try:
-            async with lock:
+            # The chat's turn first, then a slot: a burst from one chat waits on its own
+            # lock without holding slots that other people need.
+            async with lock, self._slots:
                 await coroutine
         finally:
             self._waiting[key] -= 1

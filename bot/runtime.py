@@ -19,6 +19,8 @@ from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
+from bot.datalock import DataDirLock
+from bot.handlers.privacy import DELETE_WINDOW
 from bot.keys import resolve_master_key
 from bot.services.people import PeopleService
 from bot.storage.database import Database
@@ -30,6 +32,7 @@ log = logging.getLogger(__name__)
 
 FeatureHook = Callable[[StApp, Features], None]
 FLUSH_INTERVAL = 1.0  # seconds between batched writes of message ids (for /clear)
+PRUNE_EVERY = 60  # flushes between prunings of ids older than the delete window
 
 
 @dataclass
@@ -43,7 +46,6 @@ class Storage:
 
 
 async def open_storage(settings: Settings) -> Storage:
-    ensure_data_dir(settings.data_dir)
     master = resolve_master_key(settings)
     keys = await KeyStore.open(settings.key_db, master)
     try:
@@ -70,6 +72,7 @@ class Runtime:
         content: Content | None = None,
         throttle: bool = True,
         poll_interval: float = 0.0,
+        backoff: float = 0.5,
     ) -> None:
         if settings.token is None:
             raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
@@ -78,14 +81,18 @@ class Runtime:
         self._content = content
         self._throttle = throttle
         self._poll_interval = poll_interval
+        self._backoff = backoff  # first retry delay after a 5xx or timeout; tests shorten it
         self.storage: Storage | None = None
         self.app: StApp | None = None
         self.features: Features | None = None
         self.services: Services | None = None
         self._flusher: asyncio.Task[None] | None = None
+        self._lock = DataDirLock(settings.data_dir, "starting another")
 
     async def start(self) -> None:
         content = self._content or load_content()
+        ensure_data_dir(self.settings.data_dir)
+        self._lock.acquire()
         storage = await open_storage(self.settings)
         self.storage = storage
         people = PeopleService(
@@ -107,7 +114,7 @@ class Runtime:
                 hook(app, features)
 
         app, features = build_application(
-            services, throttle=self._throttle, connect_features=connect
+            services, throttle=self._throttle, backoff=self._backoff, connect_features=connect
         )
         self.app, self.features = app, features
         await app.initialize()
@@ -125,10 +132,17 @@ class Runtime:
         log.info("bot started")
 
     async def _flush_message_ids_forever(self, people: PeopleService) -> None:
+        rounds = 0
         while True:
             await asyncio.sleep(FLUSH_INTERVAL)
+            rounds += 1
             try:
                 await people.flush_message_ids()
+                if rounds % PRUNE_EVERY == 0:
+                    # Past Telegram's delete window an id is useless, and a kept timeline of
+                    # when someone wrote is metadata we should not hold.
+                    cutoff = self.clock() - DELETE_WINDOW
+                    await people.store.prune_messages(int(cutoff.timestamp()))
             except Exception as exc:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 
@@ -156,3 +170,4 @@ class Runtime:
         if self.storage is not None:
             await self.storage.close()
             self.storage = None
+        self._lock.release()

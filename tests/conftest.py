@@ -78,7 +78,10 @@ class BotUnderTest:
         return self.runtime.services
 
     async def start(self) -> None:
-        self.runtime = Runtime(self.settings, clock=self.clock, content=shared_content())
+        # A short first backoff: retries after injected 5xx/timeouts need not take seconds.
+        self.runtime = Runtime(
+            self.settings, clock=self.clock, content=shared_content(), backoff=0.02
+        )
         await self.runtime.start()
 
     async def stop(self) -> None:

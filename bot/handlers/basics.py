@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
 
 from telegram import Update
-from telegram.error import Forbidden
+from telegram.error import BadRequest, Forbidden
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
@@ -46,15 +47,7 @@ class Basics:
             return
         await remember(services, person, update.effective_message)
         if not person.active or person.chat_id != chat.id:
-            # They blocked us and came back (or a new chat): sends may resume.
-            person.active = True
-            person.chat_id = chat.id
-            await services.people.store.update(
-                person.person_id,
-                now=int(services.clock().timestamp()),
-                chat_enc=person.cipher.seal_text("chat_id", str(chat.id)),
-                active=True,
-            )
+            await services.people.update_chat(person, chat.id)
             for hook in self.setup.schedule_changed:
                 await hook(context, person)
         if not person.profile.onboarded:
@@ -88,6 +81,9 @@ class Basics:
             await self._not_started(update, context)
             return
         await remember(context.services, person, update.effective_message)
+        if not person.profile.onboarded:
+            await self.start(update, context)  # finish setting up first; it resumes there
+            return
         await self.setup.show_settings(update, context, person)
 
     async def _not_started(self, update: Update, context: Context) -> None:
@@ -144,7 +140,8 @@ class Basics:
             await query.answer(context.services.tx("fallback.stale_button"))
             return
         route, arg = found
-        await query.answer()
+        with contextlib.suppress(BadRequest):  # "query is too old" after a backlog:
+            await query.answer()  # still do what was asked
         await route(update, context, arg)
 
     async def on_other(self, update: Update, context: Context) -> None:
@@ -180,14 +177,16 @@ async def on_error(update: object, context: Context) -> None:
             await people.set_active(people.person_id(update.effective_user.id), False)
         except Exception as exc:
             log.warning("could not mark blocked person inactive: %s", type(exc).__name__)
-        return
+        raise ApplicationHandlerStop
     chat = update.effective_chat
     if chat is None or not is_private(update):
-        return
+        raise ApplicationHandlerStop
     try:
         await context.bot.send_message(chat.id, context.services.tx("errors.generic"))
     except Exception as exc:
         log.warning("could not send the error reply: %s", type(exc).__name__)
+    # One apology is the whole answer: the fallback group must not add "unknown command".
+    raise ApplicationHandlerStop
 
 
 async def on_edit(update: Update, context: Context, router: Router) -> None:

@@ -17,8 +17,9 @@ from telegram.ext import ApplicationHandlerStop
 from bot.context import Context
 from bot.handlers.common import Button, delete_quietly, is_private, say
 from bot.handlers.router import Router
+from bot.handlers.setup import country_name
 from bot.services.crisis import CrisisKind
-from bot.services.crisis_reply import compose_full_list, compose_reply, known_country
+from bot.services.crisis_reply import compose_full_list, compose_reply
 
 log = logging.getLogger(__name__)
 
@@ -45,36 +46,61 @@ def crisis_buttons(
     rows: list[list[Button]] = [[(tx("crisis.btn_more"), "crisis:more")]]
     if trigger_id is not None:
         rows.append([(tx("crisis.btn_clear"), f"crisis:clear:{trigger_id}")])
-    if not known_country(context.services.content.helplines, country):
+    if country is None:
         rows.append([(tx("crisis.btn_set_country"), "set:country")])
     rows.append([(tx("crisis.btn_ground"), "crisis:ground")])
     return rows
 
 
-async def send_crisis_reply(
-    update: Update, context: Context, kind: CrisisKind, trigger: Message | None
+async def send_urgent(
+    update: Update,
+    context: Context,
+    text: str,
+    *,
+    buttons: list[list[Button]] | None = None,
+    trigger: Message | None = None,
 ) -> Message | None:
-    chat = update.effective_chat
-    user = update.effective_user
+    """Send on the crisis path: own connection pool, no throttle, no storage before it.
+    Respects the person's Silent setting (a phone that rings can be dangerous) and notes
+    the ids (never the text) of both messages for /clear."""
+    chat, user = update.effective_chat, update.effective_user
     if chat is None or user is None:
         return None
-    country = await country_of(context, user.id)
-    content = context.services.content
-    text = compose_reply(kind, content.helplines, country, context.services.tx)
-    trigger_id = trigger.message_id if trigger is not None else None
+    people = context.services.people
+    person_id = people.person_id(user.id)
     sent = await say(
         context,
         chat.id,
         text,
-        buttons=crisis_buttons(context, country, trigger_id),
+        buttons=buttons,
         bot=context.services.urgent_bot,
+        silent=people.silent_cache.get(person_id, False),
     )
-    # Ids only, in memory (written later in a batch), so /clear can remove both messages.
-    people = context.services.people
-    person_id = people.person_id(user.id)
     for message in (trigger, sent):
         if message is not None:
             people.note_message(person_id, message.message_id, int(message.date.timestamp()))
+    return sent
+
+
+async def send_crisis_reply(
+    update: Update, context: Context, kind: CrisisKind, trigger: Message | None
+) -> Message | None:
+    user = update.effective_user
+    if user is None:
+        return None
+    country = await country_of(context, user.id)
+    content = context.services.content
+    label = country_name(context, country) if country else None
+    text = compose_reply(kind, content.helplines, country, context.services.tx, country_label=label)
+    trigger_id = trigger.message_id if trigger is not None else None
+    sent = await send_urgent(
+        update,
+        context,
+        text,
+        buttons=crisis_buttons(context, country, trigger_id),
+        trigger=trigger,
+    )
+    log.info("crisis reply sent kind=%s update=%s", kind.value, update.update_id)
     if context.application.running:
         context.application.create_task(_count(context, kind), update=update)
     return sent
@@ -100,7 +126,6 @@ async def on_message(update: Update, context: Context) -> None:
     if match is None:
         return
     context.crisis = match
-    log.info("crisis reply sent kind=%s update=%s", match.kind.value, update.update_id)
     context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
 
 
@@ -114,10 +139,8 @@ async def on_sos(update: Update, context: Context) -> None:
 async def on_help(update: Update, context: Context) -> None:
     if not is_private(update):
         return
-    await send_crisis_reply(update, context, CrisisKind.GENERAL, None)
-    chat = update.effective_chat
-    if chat is not None:
-        await say(context, chat.id, context.services.tx("guide.text"))
+    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
+    await send_urgent(update, context, context.services.tx("guide.text"))
     raise ApplicationHandlerStop
 
 
@@ -132,14 +155,16 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
     if action == "more":
         country = await country_of(context, user.id)
         text = compose_full_list(context.services.content.helplines, country, tx)
-        await say(context, chat.id, text, buttons=[[(tx("crisis.btn_ground"), "crisis:ground")]])
+        await send_urgent(
+            update, context, text, buttons=[[(tx("crisis.btn_ground"), "crisis:ground")]]
+        )
     elif action == "clear":
         ids = [query.message.message_id] if query.message is not None else []
         if rest.isdigit():
             ids.append(int(rest))
         await delete_quietly(context, chat.id, ids)
     elif action == "ground":
-        await say(context, chat.id, tx("crisis.grounding"))
+        await send_urgent(update, context, tx("crisis.grounding"))
 
 
 def register(router: Router) -> None:

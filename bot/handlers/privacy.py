@@ -2,17 +2,49 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import timedelta
 
 from telegram import Update
+from telegram.error import TelegramError
 
 from bot.context import Context
-from bot.handlers.common import current_person, delete_quietly, remember, replace_or_say, say
+from bot.handlers.common import (
+    Button,
+    current_person,
+    delete_quietly,
+    remember,
+    replace_or_say,
+    say,
+)
 from bot.handlers.router import Router
+from bot.services.people import Person
+
+log = logging.getLogger(__name__)
 
 # Telegram lets a bot delete messages in a private chat for 48 hours.
 # Source: https://core.telegram.org/bots/api#deletemessage
 DELETE_WINDOW = timedelta(hours=48)
+
+
+def confirm_buttons(context: Context) -> list[list[Button]]:
+    tx = context.services.tx
+    return [
+        [(tx("forget.btn_yes"), "forget:yes")],
+        [(tx("forget.btn_yes_clear"), "forget:clear")],
+        [(tx("forget.btn_no"), "forget:no")],
+    ]
+
+
+async def ask_to_forget(update: Update, context: Context, person: Person) -> None:
+    """The one confirmation for deleting everything (/forget and the settings button)."""
+    await say(
+        context,
+        person.chat_id,
+        context.services.tx("forget.confirm"),
+        person=person,
+        buttons=confirm_buttons(context),
+    )
 
 
 async def forget(update: Update, context: Context) -> None:
@@ -20,32 +52,18 @@ async def forget(update: Update, context: Context) -> None:
     if chat is None:
         return
     person = await current_person(update, context)
-    tx = context.services.tx
     if person is None:
-        await say(context, chat.id, tx("forget.nothing"))
+        await say(context, chat.id, context.services.tx("forget.nothing"))
         return
     await remember(context.services, person, update.effective_message)
-    await say(
-        context,
-        chat.id,
-        tx("forget.confirm"),
-        person=person,
-        buttons=[
-            [(tx("forget.btn_yes"), "forget:yes")],
-            [(tx("forget.btn_yes_clear"), "forget:clear")],
-            [(tx("forget.btn_no"), "forget:no")],
-        ],
-    )
+    await ask_to_forget(update, context, person)
 
 
-async def clear_chat(context: Context, person_id: str, chat_id: int) -> int:
+async def recent_message_ids(context: Context, person_id: str) -> list[int]:
     services = context.services
     await services.people.flush_message_ids()
     since = int((services.clock() - DELETE_WINDOW).timestamp())
-    ids = await services.people.store.recent_messages(person_id, since)
-    deleted = await delete_quietly(context, chat_id, ids)
-    await services.people.store.forget_messages(person_id, ids)
-    return deleted
+    return await services.people.store.recent_messages(person_id, since)
 
 
 async def clear(update: Update, context: Context) -> None:
@@ -58,7 +76,9 @@ async def clear(update: Update, context: Context) -> None:
         await say(context, chat.id, tx("forget.nothing"))
         return
     await remember(context.services, person, update.effective_message)
-    await clear_chat(context, person.person_id, chat.id)
+    ids = await recent_message_ids(context, person.person_id)
+    await delete_quietly(context, chat.id, ids)
+    await context.services.people.store.forget_messages(person.person_id, ids)
     await say(context, chat.id, tx("clear.done"), person=person)
 
 
@@ -76,10 +96,16 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
     if person is None:
         await replace_or_say(context, update, tx("forget.nothing"))
         return
-    if arg == "clear":
-        await clear_chat(context, person.person_id, chat.id)
+    ids = await recent_message_ids(context, person.person_id) if arg == "clear" else []
+    # Delete first: a failing Telegram must not be able to cancel the erasure.
     await context.services.people.forget(person.person_id)
-    await say(context, chat.id, tx("forget.done"))
+    # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
+    await replace_or_say(context, update, tx("forget.done"))
+    if ids:
+        try:
+            await delete_quietly(context, chat.id, ids)
+        except TelegramError as exc:
+            log.warning("chat not cleared after forget: %s", type(exc).__name__)
 
 
 def register(router: Router) -> None:

@@ -13,6 +13,7 @@ from datetime import time
 from telegram import Update
 
 from bot.context import Context
+from bot.handlers import privacy
 from bot.handlers.common import Button, current_person, replace_or_say, say
 from bot.handlers.router import Router
 from bot.services import geo
@@ -27,6 +28,7 @@ DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 ScheduleHook = Callable[[Context, Person], Awaitable[None]]
 FinishHook = Callable[[Update, Context, Person], Awaitable[bool]]
+RowsHook = Callable[[Context, Person], Awaitable[list[list[Button]]]]
 
 
 def country_name(context: Context, code: str) -> str:
@@ -41,6 +43,8 @@ class Setup:
         self.schedule_changed: list[ScheduleHook] = []
         # Run after onboarding ends (a deep-linked worksheet opens here); True = handled.
         self.after_onboarding: list[FinishHook] = []
+        # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
+        self.settings_rows: list[RowsHook] = []
 
     def register(self, router: Router) -> None:
         router.on_state("setup", self.on_text)
@@ -57,7 +61,8 @@ class Setup:
         await self.ask(update, context, person, "country", ONBOARDING)
 
     async def show_settings(self, update: Update, context: Context, person: Person) -> None:
-        await context.services.people.set_state(person, "")
+        if person.state.startswith("setup:"):
+            await context.services.people.set_state(person, "")  # cancel a pending step
         tx = context.services.tx
         p = person.profile
         if not p.daily_enabled or p.daily_time is None:
@@ -76,17 +81,30 @@ class Setup:
             silent=tx("settings.on") if p.silent else tx("settings.off"),
             discreet=tx("settings.on") if p.discreet else tx("settings.off"),
         )
+        if p.active_worksheet and not person.state.startswith("ws:"):
+            text += "\n\n" + tx("settings.worksheet_waiting")
         pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
+
+        def flip(name: str, now_on: bool) -> str:
+            return f"set:{name}:{'off' if now_on else 'on'}"
+
         buttons: list[list[Button]] = [
             [(tx("settings.btn_country"), "set:country"), (tx("settings.btn_tz"), "set:tz")],
             [(tx("settings.btn_time"), "set:time"), (tx("settings.btn_days"), "set:days")],
-            [(tx(pause_label), "set:pause"), (tx("settings.btn_neutral"), "set:neutral")],
             [
-                (tx("settings.btn_silent"), "set:silent"),
-                (tx("settings.btn_discreet"), "set:discreet"),
+                (tx(pause_label), flip("pause", p.paused)),
+                (tx("settings.btn_neutral"), flip("neutral", p.neutral_wording)),
             ],
-            [(tx("settings.btn_forget"), "set:forget"), (tx("settings.btn_done"), "set:close")],
+            [
+                (tx("settings.btn_silent"), flip("silent", p.silent)),
+                (tx("settings.btn_discreet"), flip("discreet", p.discreet)),
+            ],
         ]
+        for hook in self.settings_rows:
+            buttons += await hook(context, person)
+        buttons.append(
+            [(tx("settings.btn_forget"), "set:forget"), (tx("settings.btn_done"), "set:close")]
+        )
         await replace_or_say(context, update, text, person=person, buttons=buttons)
 
     # --- asking -------------------------------------------------------------------------
@@ -122,7 +140,8 @@ class Setup:
     ) -> None:
         tx = context.services.tx
         country = person.profile.country
-        zones = geo.distinct_zones(country) if country else ()
+        year = context.services.clock().year
+        zones = geo.distinct_zones(country, year) if country else ()
         if len(zones) == 1 and mode == ONBOARDING:
             person.profile.timezone = zones[0].name
             await context.services.people.save(person)
@@ -136,7 +155,7 @@ class Setup:
             await self.next_step(update, context, person, "timezone", mode)
             return
         await context.services.people.set_state(person, f"setup:timezone:{mode}")
-        choices = geo.main_zones(country) if country else ()
+        choices = geo.main_zones(country, year) if country else ()
         rows = [
             [(f"{z.city} ({z.description})" if z.description else z.city, f"tz:{z.name}")]
             for z in choices
@@ -170,6 +189,8 @@ class Setup:
     async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
         _, step, mode = [*person.state.split(":"), "", ""][:3]
         mode = mode if mode in (ONBOARDING, SETTINGS) else ONBOARDING
+        if not person.profile.onboarded:
+            mode = ONBOARDING  # e.g. "Set my country" from a crisis reply mid-onboarding
         tx = context.services.tx
         if step == "country":
             aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
@@ -289,15 +310,7 @@ class Setup:
             await self._show_days(update, context, person)
             return
         if arg == "forget":
-            await say(
-                context,
-                person.chat_id,
-                tx("forget.confirm"),
-                person=person,
-                buttons=[
-                    [(tx("forget.btn_yes"), "forget:yes"), (tx("forget.btn_no"), "forget:no")]
-                ],
-            )
+            await privacy.ask_to_forget(update, context, person)
             return
         if arg == "close":
             await replace_or_say(context, update, tx("settings.closed"), person=person)
@@ -308,11 +321,13 @@ class Setup:
             "silent": "silent",
             "discreet": "discreet",
         }
-        if arg in toggles:
-            name = toggles[arg]
-            setattr(p, name, not getattr(p, name))
+        name, _, value = arg.partition(":")
+        if name in toggles and value in ("on", "off"):
+            # The button says which value it sets, so a double tap or a stale menu cannot
+            # flip a setting back.
+            setattr(p, toggles[name], value == "on")
             await context.services.people.save(person)
-            if arg == "pause":
+            if name == "pause":
                 await self._schedule_changed(context, person)
         elif arg != "menu":
             return

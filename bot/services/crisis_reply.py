@@ -41,7 +41,12 @@ def known_country(book: Mapping[str, Country], country: str | None) -> bool:
 
 
 def compose_reply(
-    kind: CrisisKind, book: Mapping[str, Country], country: str | None, tx: Tx
+    kind: CrisisKind,
+    book: Mapping[str, Country],
+    country: str | None,
+    tx: Tx,
+    *,
+    country_label: str | None = None,
 ) -> str:
     lines = lines_for(book, country, ["emergency", "crisis", "domestic_abuse", "other"])
     emergency = _first(lines, "emergency")
@@ -75,7 +80,10 @@ def compose_reply(
     if not known_country(book, country):
         directory = [line for line in lines if line.kind == "other"]
         out.extend(format_line(line, tx) for line in directory)
-        out.append(tx("crisis.country_unknown"))
+        if country is None:
+            out.append(tx("crisis.country_unknown"))
+        else:  # set, but we hold no lines for it yet: say so, don't ask again
+            out.append(tx("crisis.no_local_lines", country=country_label or country))
     out.append(tx("crisis.stay"))
     return "\n\n".join(out)
 

@@ -11,7 +11,7 @@ import unicodedata
 import zoneinfo
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 
 
@@ -78,19 +78,18 @@ def _behaviour(zone: Zone, year: int) -> tuple[object, object]:
     return january, july
 
 
-def distinct_zones(country: str, year: int | None = None) -> tuple[Zone, ...]:
-    """One zone per distinct clock in the country: Germany's Berlin and Busingen keep the
-    same time, so Germany needs no question; the US has several clocks, so it does."""
-    year = year or datetime.now(UTC).year
+def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
+    """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
+    keep the same time, so Germany needs no question; the US has several clocks, so it does."""
     seen: dict[tuple[object, object], Zone] = {}
     for zone in zones_for(country):
         seen.setdefault(_behaviour(zone, year), zone)
     return tuple(seen.values())
 
 
-def main_zones(country: str, limit: int = 8) -> tuple[Zone, ...]:
+def main_zones(country: str, year: int, limit: int = 8) -> tuple[Zone, ...]:
     """The zones worth a button: one per distinct clock, most populous regions first."""
-    return distinct_zones(country)[:limit]
+    return distinct_zones(country, year)[:limit]
 
 
 @cache

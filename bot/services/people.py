@@ -74,6 +74,8 @@ class PeopleService:
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
         # Last known country per person, so the crisis reply never has to wait on storage.
         self.country_cache: dict[str, str | None] = {}
+        # ... and whether they asked for silent messages (a crisis reply must not ring).
+        self.silent_cache: dict[str, bool] = {}
         # Message ids for /clear, written in batches: one fsync per message would cost more
         # than the whole rest of handling it. A crash loses at most one interval of ids.
         self._pending_ids: list[tuple[str, int, int]] = []
@@ -123,7 +125,7 @@ class PeopleService:
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
         profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
-        self.country_cache[row.person_id] = profile.country
+        self._cache_prefs(row.person_id, profile)
         return Person(
             person_id=row.person_id,
             chat_id=int(cipher.open_text(CHAT_SLOT, row.chat_enc)),
@@ -144,12 +146,16 @@ class PeopleService:
             return None
         cipher = await self.cipher(person_id)
         if cipher is None:
-            # A row without a key is unreadable by design (half-finished /forget).
+            # A row without a key is a /forget that stopped half-way (the key goes first):
+            # finish it, so the person can start afresh instead of being locked out.
+            await self.store.delete(person_id)
             return None
         return self.open_row(row, cipher)
 
     async def create(self, user_id: int, chat_id: int, state: str) -> Person:
         person_id = self.person_id(user_id)
+        if await self.store.get(person_id) is not None and await self.cipher(person_id) is None:
+            await self.store.delete(person_id)  # leftovers of a half-finished /forget
         cipher = await self.cipher(person_id, create=True)
         assert cipher is not None
         profile = Profile()
@@ -160,7 +166,7 @@ class PeopleService:
             state,
             self._now(),
         )
-        self.country_cache[person_id] = None
+        self._cache_prefs(person_id, profile)
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
@@ -172,7 +178,11 @@ class PeopleService:
             state=person.state,
             active=person.active,
         )
-        self.country_cache[person.person_id] = person.profile.country
+        self._cache_prefs(person.person_id, person.profile)
+
+    def _cache_prefs(self, person_id: str, profile: Profile) -> None:
+        self.country_cache[person_id] = profile.country
+        self.silent_cache[person_id] = profile.silent
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state
@@ -184,7 +194,23 @@ class PeopleService:
     async def forget(self, person_id: str) -> None:
         """Destroy the key first: if deleting rows then fails, they are already unreadable."""
         self._pending_ids = [e for e in self._pending_ids if e[0] != person_id]
-        await self.keys.destroy_data_key(person_id)
-        self._ciphers.pop(person_id, None)
-        self.country_cache.pop(person_id, None)
+        try:
+            await self.keys.destroy_data_key(person_id)
+        finally:
+            # Even if scrubbing the key store's WAL failed, the key is gone: never seal
+            # anything more with the cached copy.
+            self._ciphers.pop(person_id, None)
+            self.country_cache.pop(person_id, None)
+            self.silent_cache.pop(person_id, None)
         await self.store.delete(person_id)
+
+    async def update_chat(self, person: Person, chat_id: int) -> None:
+        """They came back (after blocking us, or from a new chat): sends may resume."""
+        person.active = True
+        person.chat_id = chat_id
+        await self.store.update(
+            person.person_id,
+            now=self._now(),
+            chat_enc=person.cipher.seal_text(CHAT_SLOT, str(chat_id)),
+            active=True,
+        )

@@ -103,9 +103,10 @@ class KeyStore:
 
     async def rotate(self, new_master: MasterKey) -> int:
         """Re-wrap every key under `new_master` in one transaction; rows stay as they are."""
-        rows = await self.db.fetch_all("SELECT person_id, wrapped FROM data_keys")
         pseudo = await self.pseudonym_key()
         async with self.db.transaction() as conn:
+            # Read inside the transaction, so a key added meanwhile is re-wrapped too.
+            rows = list(await conn.execute_fetchall("SELECT person_id, wrapped FROM data_keys"))
             for row in rows:
                 pid = str(row["person_id"])
                 key = self._master.unwrap(bytes(row["wrapped"]), pid)

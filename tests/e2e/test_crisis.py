@@ -113,3 +113,68 @@ async def test_reply_after_restart_with_storage_down_uses_international_lines(
     reply = await bot.next()
     assert "112" in (reply.text or "")
     assert "Set my country" in [label for label, _ in buttons_of(reply)]
+
+
+async def test_reply_does_not_wait_behind_the_persons_own_stuck_update(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    bot.emu.inject_fault("sendMessage", "429", times=1, chat_id=USER, retry_after=2)
+    sends_before = bot.emu.stats["sendMessage"]
+    await bot.send("just saying hello")  # its reply hits flood control and waits 2 s
+    await bot.emu.wait_for_call("sendMessage", count=sends_before + 1)
+    await bot.send("danger")
+    first = await bot.next()
+    assert "999" in (first.text or "")  # the crisis reply overtook the stuck one
+    await bot.next(containing="/worksheets", timeout=15)  # and the stuck one still arrives
+
+
+async def test_everything_on_the_crisis_path_can_be_cleared(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("help")
+    reply = await bot.next(containing="999")
+    await bot.press(reply, "More support lines")
+    more = await bot.next(containing="Domestic abuse support")
+    await bot.press(more, "grounding")
+    grounding = await bot.next(containing="feet on the floor")
+    await bot.send("/help")
+    await bot.next(containing="999")
+    guide = await bot.next(containing="How Steady works")
+    await bot.send("/clear")
+    await bot.next(containing="Cleared")
+    deleted = bot.emu.deleted_ids(USER)
+    for message in (reply, more, grounding, guide):
+        assert message.message_id in deleted
+
+
+async def test_country_without_local_lines_is_said_plainly(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send("Poland")
+    await bot.next(containing="Poland")
+    await bot.settle()
+    bot.skip_all()
+    await bot.send("danger")
+    reply = await bot.next(containing="112")
+    assert "local lines for Poland" in (reply.text or "")
+    assert "Set my country" not in [label for label, _ in buttons_of(reply)]
+
+
+async def test_silent_setting_is_respected(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Silent")
+    await bot.settle()
+    await bot.send("he is outside")
+    reply = await bot.next(containing="999")
+    assert reply.disable_notification
+
+
+async def test_set_my_country_mid_onboarding_goes_on_with_onboarding(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send("help")
+    reply = await bot.next(containing="112")
+    await bot.press(reply, "Set my country")
+    await bot.next(containing="Which country")
+    await bot.send("Ireland")
+    await bot.next(containing="check-in once a day")  # onboarding continues, not settings

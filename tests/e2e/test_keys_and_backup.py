@@ -48,3 +48,13 @@ async def test_backup_is_consistent_and_names_the_key_file(
         assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     again = run_cli(env_for(bot, bot.settings.master_key), "backup", str(target), cwd=tmp_path)
     assert again.returncode == 2 and "already exists" in again.stderr
+
+
+async def test_rotate_refuses_while_the_bot_runs(bot: BotUnderTest, tmp_path: Path) -> None:
+    await bot.onboard()
+    assert bot.settings.master_key is not None
+    result = run_cli(env_for(bot, bot.settings.master_key), "keys", "rotate", cwd=tmp_path)
+    assert result.returncode == 2
+    assert "stop it before rotating keys" in result.stderr
+    person = await bot.services.people.load(USER)
+    assert person is not None  # still readable with the key the bot holds

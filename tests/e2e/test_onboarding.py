@@ -101,3 +101,11 @@ async def test_message_before_start(bot: BotUnderTest) -> None:
     await bot.send("hello?")
     reply = await bot.next()
     assert "/start" in (reply.text or "")
+
+
+async def test_settings_mid_onboarding_finishes_onboarding_first(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send("/settings")
+    await bot.next(containing="finish setting up")
+    await bot.next(containing="Which country")

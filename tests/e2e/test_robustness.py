@@ -168,3 +168,57 @@ async def test_settings_survive_restart_and_new_master_key_is_refused(bot: BotUn
     with pytest.raises(WrongMasterKeyError):
         await bot.start()
     await bot.stop()
+
+
+async def test_half_finished_forget_does_not_lock_the_person_out(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    people = bot.services.people
+    pid = people.person_id(USER)
+    await bot.services.keys.destroy_data_key(pid)  # the key went; the crash came before rows
+    people._ciphers.clear()
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    row = await people.store.get(pid)
+    assert row is not None and row.state.startswith("setup:")  # a fresh, readable start
+
+
+async def test_forget_happens_even_if_clearing_the_chat_fails(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/forget")
+    confirm = await bot.next(containing="Delete everything")
+    bot.emu.inject_fault("deleteMessages", "500", times=20)
+    bot.emu.inject_fault("deleteMessage", "500", times=200)
+    await bot.press(confirm, data="forget:clear")
+    await bot.find("Everything is deleted", timeout=60)
+    await bot.settle(timeout=60)
+    assert await bot.services.people.store.get(bot.services.people.person_id(USER)) is None
+    edited = bot.emu.messages_to(USER)[confirm.index]
+    assert not edited.reply_markup  # an old tap cannot erase a later fresh start
+
+
+async def test_a_failing_command_apologises_once(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    bot.emu.inject_fault("sendMessage", "400", times=1, chat_id=USER)
+    await bot.send("/guide")
+    reply = await bot.next()
+    assert "went wrong" in (reply.text or "")
+    await bot.settle()
+    assert bot.unread() == []  # no "I don't know that command" after the apology
+
+
+async def test_settings_toggles_set_a_value(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Discreet mode")
+    await bot.press(menu, "Discreet mode")  # a double tap on the same (stale) button
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.discreet
+
+
+def test_settings_repr_hides_secrets(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, "http://127.0.0.1:1/bot")
+    assert settings.token is not None and settings.master_key is not None
+    assert settings.token not in repr(settings)
+    assert repr(settings.master_key) not in repr(settings)
