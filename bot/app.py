@@ -18,13 +18,13 @@ from telegram.ext import (
     TypeHandler,
     filters,
 )
-from telegram.request import HTTPXRequest
 
 from bot.context import SERVICES_KEY, Context, Services
 from bot.handlers import basics, crisis, privacy
 from bot.handlers.basics import Basics
 from bot.handlers.router import Router
 from bot.handlers.setup import Setup
+from bot.http import AiohttpRequest
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.send_policy import SendPolicy
 
@@ -61,6 +61,16 @@ class Features:
         self.commands: list[tuple[str, Callback]] = []
 
 
+def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
+    return AiohttpRequest(
+        connection_pool_size=pool,
+        connect_timeout=timeout,
+        read_timeout=timeout,
+        write_timeout=timeout,
+        pool_timeout=timeout,
+    )
+
+
 def build_application(
     services: Services,
     *,
@@ -80,13 +90,9 @@ def build_application(
                 lambda text: services.content.detector.detect(text) is not None
             )
         )
-        .connect_timeout(settings.http_timeout)
-        .read_timeout(settings.http_timeout)
-        .write_timeout(settings.http_timeout)
-        .pool_timeout(settings.http_timeout)
-        # Enough for the concurrent updates' sends; httpcore scans every pooled connection
-        # on each request, so a bigger pool costs CPU on every call.
-        .connection_pool_size(64)
+        # Enough connections for the concurrent updates' and the daily prompts' sends.
+        .request(http_transport(settings.http_timeout, pool=64))
+        .get_updates_request(http_transport(settings.http_timeout, pool=1))
     )
     if settings.api_url:
         builder = builder.base_url(settings.api_url)
@@ -95,13 +101,7 @@ def build_application(
     services.urgent_bot = ExtBot(
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
-        request=HTTPXRequest(
-            connection_pool_size=8,
-            connect_timeout=settings.http_timeout,
-            read_timeout=settings.http_timeout,
-            write_timeout=settings.http_timeout,
-            pool_timeout=settings.http_timeout,
-        ),
+        request=http_transport(settings.http_timeout, pool=8),
         rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
     )
 
