@@ -32,14 +32,12 @@ class AiohttpRequest(BaseRequest):
         read_timeout: float = 10.0,
         write_timeout: float = 10.0,
         pool_timeout: float = 10.0,
-        media_write_timeout: float = 60.0,
     ) -> None:
         self._pool_size = connection_pool_size
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
-        self._write_timeout = write_timeout
+        self._write_timeout = write_timeout  # kept for PTB's interface; see do_request
         self._pool_timeout = pool_timeout
-        self._media_write_timeout = media_write_timeout
         self._session: aiohttp.ClientSession | None = None
 
     @property
@@ -78,13 +76,14 @@ class AiohttpRequest(BaseRequest):
             self._connect_timeout if isinstance(connect_timeout, DefaultValue) else connect_timeout
         )
         pool = self._pool_timeout if isinstance(pool_timeout, DefaultValue) else pool_timeout
-        write = self._write_timeout if isinstance(write_timeout, DefaultValue) else write_timeout
-        if files and isinstance(write_timeout, DefaultValue):
-            write = self._media_write_timeout
-        # aiohttp has no separate write timeout: the whole exchange gets read + write.
-        total = None if read is None else read + (write or 0) + (connect or 0) + (pool or 0)
+        # aiohttp has no write timeout of its own; the read timeout runs from the moment the
+        # request is sent until the answer has arrived, which is what PTB's read timeout
+        # means too. Getting a connection (pool wait + connect) has its own limit.
         timeout = aiohttp.ClientTimeout(
-            total=total, connect=None if connect is None else connect + (pool or 0)
+            total=None,
+            connect=None if connect is None else connect + (pool or 0),
+            sock_connect=connect,
+            sock_read=read,
         )
         body: Any
         if files:

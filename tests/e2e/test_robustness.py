@@ -136,6 +136,11 @@ async def test_send_survives_a_timeout(
         emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
         await under_test.send("/guide")
         await under_test.next(containing="How Steady works", timeout=15)
+        await under_test.next(containing="How Steady works", timeout=15)
+        # Two copies: the timed-out send reached the emulator (as it may reach Telegram),
+        # then the retry. A duplicate is the documented price of never losing a reply.
+        guides = [m for m in emulator.messages_to(USER) if "How Steady works" in (m.text or "")]
+        assert len(guides) == 2
     finally:
         await under_test.stop()
 
