@@ -1,0 +1,498 @@
+"""Daily-prompt benchmarks, by hand: `python -m bench.bench_daily all` (docs/performance.md).
+
+Every measurement runs in its own process, and the Bot API emulator in yet another, so
+the bot's CPU time and peak RSS are its own:
+
+    seed DIR --people N        people due at one instant, written straight into storage
+    emulator --users N         the emulator on 127.0.0.1; prints its URL, then on stdin EOF
+                               prints what it saw (rates per second, per chat)
+    throughput DIR [--dry]     one dispatch pass over everyone, throttle off; --dry replaces
+                               the HTTP send with a stub (the dispatcher's own cost)
+    startup DIR --mode M       start-up time and RSS: ours (one job) or naive (one
+                               JobQueue.run_daily job per person)
+    throttled DIR              a pass with the real rate limiter on
+    all                        everything above, with a summary table
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import datetime as dt
+import io
+import json
+import logging
+import os
+import pstats
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections import deque
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from bot.clock import ManualClock
+from bot.config import Settings
+from bot.content import load_content
+from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
+from bot.emulator import BotApiEmulator, SentMessage
+from bot.runtime import Runtime
+from bot.services.delivery import Claim, Dispatcher, schedule_of
+from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
+from bot.services.schedule import next_occurrence
+from bot.storage.database import Database
+from bot.storage.keystore import KeyStore
+from bot.storage.schema import MIGRATIONS
+
+TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"
+DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
+FIRST_USER = 10_000_000
+# (zone, local time) pairs that all fall on DUE: a realistic mix, due in the same minute.
+ZONES = (
+    ("Europe/London", "07:30"),
+    ("Europe/Lisbon", "07:30"),
+    ("America/New_York", "02:30"),
+    ("Asia/Kolkata", "13:00"),
+    ("Asia/Tokyo", "16:30"),
+    ("Africa/Lagos", "08:30"),
+)
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def rss_mb() -> float:
+    """Peak RSS of this process image. Not ru_maxrss: Linux carries that across fork and
+    exec, so a child would report its parent's peak (the seeding) as its own."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def current_rss_mb() -> float:
+    with open("/proc/self/statm", encoding="ascii") as f:
+        pages = int(f.read().split()[1])
+    return pages * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+# --- seeding --------------------------------------------------------------------------
+
+
+async def seed(directory: Path, people: int) -> None:
+    data = directory / "data"
+    data.mkdir(parents=True, exist_ok=True)
+    secret = random_key()
+    (directory / "master.hex").write_text(secret.hex(), encoding="ascii")
+    master = MasterKey(secret)
+    keys = await KeyStore.open(data / "keys.sqlite3", master)
+    db = await Database.open(data / "steady.sqlite3", MIGRATIONS)
+    pseudo = await keys.pseudonym_key()
+    now = int(DUE.timestamp()) - 86_400
+    key_rows: list[tuple[str, bytes, int]] = []
+    people_rows: list[tuple[str, bytes, bytes, int, str, int, int]] = []
+    for n in range(people):
+        user = FIRST_USER + n
+        zone, local = ZONES[n % len(ZONES)]
+        profile = Profile(
+            country="GB", timezone=zone, daily_time=local, daily_enabled=True, onboarded=True
+        )
+        schedule = schedule_of(profile)
+        assert schedule is not None
+        found = next_occurrence(schedule, DUE - dt.timedelta(seconds=1))
+        assert found is not None and found[0] == DUE, (zone, found)
+        pid = pseudonym(pseudo, user)
+        key = random_key()
+        cipher = PersonCipher(pid, key)
+        key_rows.append((pid, master.wrap(key, pid), now))
+        people_rows.append(
+            (
+                pid,
+                cipher.seal_text(CHAT_SLOT, str(user)),
+                cipher.seal_text(PROFILE_SLOT, profile.to_json()),
+                int(found[0].timestamp()),
+                found[1].isoformat(),
+                now,
+                now,
+            )
+        )
+    async with keys.db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO data_keys (person_id, wrapped, created_at) VALUES (?, ?, ?)", key_rows
+        )
+    async with db.transaction() as conn:
+        await conn.executemany(
+            "INSERT INTO people (person_id, chat_enc, profile_enc, state, active, next_due_utc,"
+            " next_due_date, created_at, updated_at) VALUES (?, ?, ?, '', 1, ?, ?, ?, ?)",
+            people_rows,
+        )
+    await db.checkpoint()
+    await keys.db.checkpoint()
+    await db.close()
+    await keys.close()
+
+
+def copy_seed(template: Path) -> Path:
+    target = Path(tempfile.mkdtemp(prefix="steady-bench-"))
+    shutil.copytree(template / "data", target / "data")
+    shutil.copy(template / "master.hex", target / "master.hex")
+    return target
+
+
+def settings_for(directory: Path, api_url: str) -> Settings:
+    secret = bytes.fromhex((directory / "master.hex").read_text(encoding="ascii"))
+    return Settings(
+        token=TOKEN,
+        api_url=api_url,
+        data_dir=directory / "data",
+        master_key=secret,
+        log_level=logging.WARNING,
+        http_timeout=30.0,
+    )
+
+
+# --- the emulator in its own process --------------------------------------------------
+
+
+class Seen:
+    """What the emulator saw: send times overall and per chat (monotonic seconds)."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.per_chat: dict[int, list[float]] = {}
+
+    def __call__(self, message: SentMessage, event: str) -> None:
+        if event != "sent":
+            return
+        now = time.monotonic()
+        self.times.append(now)
+        self.per_chat.setdefault(message.chat_id, []).append(now)
+
+    def summary(self) -> dict[str, Any]:
+        times = self.times
+        if len(times) < 2:
+            return {"messages": len(times)}
+        span = times[-1] - times[0]
+        # The limiter's bucket starts full: its first second may hold a burst. The rate
+        # after that second is the one it holds for as long as there is work.
+        later = [t for t in times if t >= times[0] + 1.0]
+        later_span = later[-1] - later[0] if len(later) > 1 else 0.0
+        return {
+            "messages": len(times),
+            "span_s": span,
+            # n-1 intervals between n sends: the rate the limiter allowed.
+            "rate_per_s": (len(times) - 1) / span if span else float("inf"),
+            "rate_after_first_s": (len(later) - 1) / later_span if later_span else None,
+            "in_first_s": len(times) - len(later),
+            "max_in_any_1s": max_in_window(times, 1.0),
+            "max_per_chat_in_any_1s": max(max_in_window(t, 1.0) for t in self.per_chat.values()),
+            "chats": len(self.per_chat),
+        }
+
+
+def max_in_window(times: list[float], width: float) -> int:
+    window: deque[float] = deque()
+    best = 0
+    for t in times:
+        window.append(t)
+        while window[0] <= t - width:
+            window.popleft()
+        best = max(best, len(window))
+    return best
+
+
+async def serve_emulator(users: int) -> None:
+    emu = BotApiEmulator(keep_per_chat=2, record_calls=False)
+    for n in range(users):
+        emu.add_user(FIRST_USER + n)
+    seen = Seen()
+    emu.add_listener(seen)
+    await emu.start()
+    print(emu.base_url, flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
+    await emu.stop()
+    result = seen.summary()
+    result["cpu_s"] = time.process_time()
+    print(json.dumps(result), flush=True)
+
+
+class EmulatorProcess:
+    def __init__(self, users: int) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bench.bench_daily", "emulator", "--users", str(users)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+        )
+        assert self.proc.stdout is not None
+        self.url = self.proc.stdout.readline().strip()
+        if not self.url:
+            raise RuntimeError("the emulator process did not start")
+
+    def finish(self) -> dict[str, Any]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        self.proc.stdin.close()
+        line = self.proc.stdout.readline()
+        self.proc.wait(timeout=60)
+        result: dict[str, Any] = json.loads(line)
+        return result
+
+
+# --- measurements (each in its own process) -------------------------------------------
+
+
+async def started(directory: Path, url: str, *, throttle: bool) -> Runtime:
+    runtime = Runtime(
+        settings_for(directory, url),
+        clock=ManualClock(DUE),
+        content=load_content(),
+        throttle=throttle,
+    )
+    await runtime.start()
+    return runtime
+
+
+def dispatcher_of(runtime: Runtime) -> Dispatcher:
+    assert runtime.services is not None
+    dispatcher: Dispatcher = runtime.services.extras["daily"]
+    dispatcher.job.enabled = False  # this run is the only pass
+    return dispatcher
+
+
+async def measure_pass(
+    directory: Path,
+    people: int,
+    *,
+    dry: bool,
+    throttle: bool,
+    profile: Path | None,
+    concurrency: int | None = None,
+) -> dict[str, Any]:
+    emulator = EmulatorProcess(people)
+    runtime = await started(directory, emulator.url, throttle=throttle)
+    try:
+        dispatcher = dispatcher_of(runtime)
+        if dry:
+            counter = iter(range(1, 10**9))
+
+            async def stub(claim: Claim) -> int:
+                return next(counter)
+
+            dispatcher._sender = stub  # the benchmark swaps the transport only
+        if concurrency:
+            dispatcher._concurrency = concurrency
+        profiler = cProfile.Profile() if profile else None
+        cpu, wall = time.process_time(), time.perf_counter()
+        if profiler:
+            profiler.enable()
+        report = await dispatcher.run_once()
+        if profiler:
+            profiler.disable()
+        cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    finally:
+        await runtime.stop()
+    seen = emulator.finish()
+    if profiler and profile:
+        text = io.StringIO()
+        stats = pstats.Stats(profiler, stream=text).sort_stats("tottime")
+        stats.print_stats(30)
+        stats.sort_stats("cumulative").print_stats(30)
+        profile.write_text(text.getvalue(), encoding="utf-8")  # noqa: ASYNC240 - after timing
+    return {
+        "people": people,
+        "dry": dry,
+        "throttle": throttle,
+        "sent": report.sent,
+        "skipped": report.skipped,
+        "failed": report.failed + report.blocked + report.unknown,
+        "wall_s": wall,
+        "cpu_s": cpu,
+        "messages_per_s": report.sent / wall,
+        "cpu_ms_per_message": 1000 * cpu / max(report.sent, 1),
+        # Wall time inside claims and result writes, waiting on the event loop included.
+        "claim_wall_s": report.claim_seconds,
+        "record_wall_s": report.record_seconds,
+        "peak_rss_mb": rss_mb(),
+        "emulator": seen,
+    }
+
+
+async def measure_startup(directory: Path, mode: str) -> dict[str, Any]:
+    emulator = EmulatorProcess(0)
+    rss_before = current_rss_mb()
+    wall = time.perf_counter()
+    runtime = await started(directory, emulator.url, throttle=True)
+    scheduled = 0
+    try:
+        if mode == "naive":
+            scheduled = await schedule_naively(runtime)
+        wall = time.perf_counter() - wall
+        await asyncio.sleep(0.5)  # let the scheduler settle before reading memory
+        result = {
+            "mode": mode,
+            "startup_s": wall,
+            "jobs": scheduled if mode == "naive" else 1,
+            "rss_mb": current_rss_mb(),
+            "peak_rss_mb": rss_mb(),
+            "rss_before_start_mb": rss_before,
+        }
+    finally:
+        await runtime.stop()
+    emulator.finish()
+    return result
+
+
+async def schedule_naively(runtime: Runtime) -> int:
+    """The design we did not choose: load everyone, one PTB run_daily job per person."""
+    assert runtime.services is not None and runtime.app is not None
+    services = runtime.services
+    job_queue = runtime.app.job_queue
+    assert job_queue is not None
+    rows = await services.db.fetch_all(
+        "SELECT person_id, profile_enc FROM people WHERE active = 1 AND next_due_utc IS NOT NULL"
+    )
+    ids = [str(r["person_id"]) for r in rows]
+    ciphers = await services.people.ciphers(ids[:1])  # warm the path; the loop does the rest
+    count = 0
+
+    async def send(context: Any) -> None:  # never reached: only scheduling is measured
+        return None
+
+    for start in range(0, len(rows), 5000):
+        chunk = rows[start : start + 5000]
+        ciphers = await services.people.ciphers([str(r["person_id"]) for r in chunk])
+        for row in chunk:
+            pid = str(row["person_id"])
+            profile = Profile.from_json(ciphers[pid].open_text(PROFILE_SLOT, row["profile_enc"]))
+            assert profile.daily_time is not None and profile.timezone is not None
+            hour, minute = map(int, profile.daily_time.split(":"))
+            job_queue.run_daily(
+                send,
+                dt.time(hour, minute, tzinfo=ZoneInfo(profile.timezone)),
+                # PTB counts days from Sunday = 0; ours from Monday = 0.
+                days=tuple((d + 1) % 7 for d in profile.daily_days),
+                name=pid,
+                data=pid,
+                job_kwargs={"misfire_grace_time": 7200},
+            )
+            count += 1
+    return count
+
+
+# --- orchestration --------------------------------------------------------------------
+
+
+def run_child(*args: str) -> dict[str, Any]:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench.bench_daily", *args],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def timed(label: str, work: Callable[[], Coroutine[Any, Any, None]]) -> None:
+    started = time.perf_counter()
+    asyncio.run(work())
+    print(f"# {label}: {time.perf_counter() - started:.1f}s", file=sys.stderr)
+
+
+def run_all(people: int, throttled_people: int, profile: Path | None) -> None:
+    base = Path(tempfile.mkdtemp(prefix="steady-bench-seed-"))
+    big, small = base / "big", base / "small"
+    timed(f"seeded {people}", lambda: seed(big, people))
+    timed(f"seeded {throttled_people}", lambda: seed(small, throttled_people))
+    results: dict[str, Any] = {}
+    try:
+        for name, template, extra in (
+            ("throughput", big, []),
+            ("dry", big, ["--dry"]),
+            ("throttled", small, []),
+        ):
+            work = copy_seed(template)
+            try:
+                args = ["throttled" if name == "throttled" else "throughput", str(work), *extra]
+                if profile and name != "throttled":
+                    args += ["--profile", str(profile.with_suffix(f".{name}.txt"))]
+                results[name] = run_child(*args)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            print(f"# {name}: {json.dumps(results[name])}", file=sys.stderr)
+        for mode in ("ours", "naive"):
+            work = copy_seed(big)
+            try:
+                results[f"startup_{mode}"] = run_child("startup", str(work), "--mode", mode)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+            print(f"# startup {mode}: {json.dumps(results[f'startup_{mode}'])}", file=sys.stderr)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+    print(json.dumps(results, indent=2))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(prog="python -m bench.bench_daily")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("seed")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--people", type=int, default=100_000)
+    p = sub.add_parser("emulator")
+    p.add_argument("--users", type=int, default=0)
+    for name in ("throughput", "throttled"):
+        p = sub.add_parser(name)
+        p.add_argument("directory", type=Path)
+        p.add_argument("--dry", action="store_true")
+        p.add_argument("--profile", type=Path)
+        p.add_argument("--concurrency", type=int)
+    p = sub.add_parser("startup")
+    p.add_argument("directory", type=Path)
+    p.add_argument("--mode", choices=("ours", "naive"), required=True)
+    p = sub.add_parser("all")
+    p.add_argument("--people", type=int, default=100_000)
+    p.add_argument("--throttled-people", type=int, default=600)
+    p.add_argument("--profile", type=Path, help="write cProfile summaries next to this path")
+    args = parser.parse_args()
+    logging.basicConfig(level=logging.WARNING)
+
+    if args.command == "seed":
+        asyncio.run(seed(args.directory, args.people))
+    elif args.command == "emulator":
+        asyncio.run(serve_emulator(args.users))
+    elif args.command in ("throughput", "throttled"):
+        people = count_people(args.directory)
+        result = asyncio.run(
+            measure_pass(
+                args.directory,
+                people,
+                dry=args.dry,
+                throttle=args.command == "throttled",
+                profile=args.profile,
+                concurrency=args.concurrency,
+            )
+        )
+        print(json.dumps(result))
+    elif args.command == "startup":
+        print(json.dumps(asyncio.run(measure_startup(args.directory, args.mode))))
+    else:
+        run_all(args.people, args.throttled_people, args.profile)
+
+
+def count_people(directory: Path) -> int:
+    import sqlite3  # noqa: PLC0415 - only this helper reads the file synchronously
+
+    with sqlite3.connect(directory / "data" / "steady.sqlite3") as conn:
+        (n,) = conn.execute("SELECT COUNT(*) FROM people").fetchone()
+    return int(n)
+
+
+if __name__ == "__main__":
+    main()

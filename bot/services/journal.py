@@ -1,0 +1,123 @@
+"""The journal: what a person writes back to their daily check-ins, sealed entry by entry.
+
+Which text counts as a check-in reply (the handler only asks when no question is pending):
+
+- a Telegram reply to a prompt message, however old, with that prompt's id;
+- otherwise the first free text within `REPLY_WINDOW` (12 h) of the latest prompt, plus
+  any further text within `CONTINUATION` of the entry before it (a thought sent in several
+  messages, even if it runs past the window). A day the person skipped catches nothing.
+
+Everything else stays out: a stray "hello" the next afternoon is not a journal entry.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from bot.clock import Clock
+from bot.crypto import CryptoError
+from bot.services.delivery import REPLY_WINDOW
+from bot.services.people import Person
+from bot.storage.deliveries import DeliveryStore
+from bot.storage.journal import JournalStore, journal_slot, new_entry_id
+
+log = logging.getLogger(__name__)
+
+CONTINUATION = dt.timedelta(minutes=10)
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    entry_id: str
+    prompt_id: str | None
+    text: str
+    created_at: int
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    entries: list[Entry]
+    offset: int
+    total: int
+
+
+class JournalService:
+    def __init__(
+        self,
+        store: JournalStore,
+        deliveries: DeliveryStore,
+        clock: Clock,
+        *,
+        window: dt.timedelta = REPLY_WINDOW,
+        continuation: dt.timedelta = CONTINUATION,
+    ) -> None:
+        self.store = store
+        self._deliveries = deliveries
+        self._clock = clock
+        self._window = window
+        self._continuation = continuation
+
+    def _now(self) -> int:
+        return int(self._clock().timestamp())
+
+    async def prompt_for(self, person: Person, reply_to: int | None) -> str | None:
+        """The id of the prompt this text answers, or None when it is not a reply."""
+        pid = person.person_id
+        if reply_to is not None:
+            record = await self._deliveries.by_message(pid, reply_to)
+            if record is not None and record.prompt_id:
+                return record.prompt_id
+        latest = await self._deliveries.latest_delivered(pid)
+        now = self._now()
+        if latest is None or not latest.prompt_id:
+            return None
+        if person.profile.skip_date == latest.local_date:
+            return None
+        newest = await self.store.page(pid, offset=0, limit=1)
+        if newest and newest[0].created_at >= latest.claimed_at:
+            # Answered already: only a continuation of that answer joins it, even one that
+            # runs past the window.
+            recent = now - newest[0].created_at <= self._continuation.total_seconds()
+            return latest.prompt_id if recent else None
+        if now - latest.claimed_at > self._window.total_seconds():
+            return None
+        return latest.prompt_id
+
+    async def add(self, person: Person, prompt_id: str | None, message_id: int, text: str) -> str:
+        """Store an entry; the same message seen twice (an update re-read) is stored once."""
+        existing = await self.store.by_message(person.person_id, message_id)
+        if existing is not None:
+            await self._replace(person, existing.entry_id, text)
+            return existing.entry_id
+        entry_id = new_entry_id()
+        sealed = person.cipher.seal_text(journal_slot(entry_id), text)
+        await self.store.add(person.person_id, entry_id, prompt_id, message_id, sealed, self._now())
+        return entry_id
+
+    async def edit(self, person: Person, message_id: int, text: str) -> bool:
+        """An edited reply replaces its entry; False when the message is not an entry."""
+        existing = await self.store.by_message(person.person_id, message_id)
+        if existing is None:
+            return False
+        await self._replace(person, existing.entry_id, text)
+        return True
+
+    async def _replace(self, person: Person, entry_id: str, text: str) -> None:
+        sealed = person.cipher.seal_text(journal_slot(entry_id), text)
+        await self.store.replace_text(person.person_id, entry_id, sealed, self._now())
+
+    async def page(self, person: Person, offset: int, limit: int) -> Page:
+        """Entries newest first, `limit` of them from `offset`."""
+        rows = await self.store.page(person.person_id, offset=offset, limit=limit)
+        total = await self.store.count(person.person_id)
+        entries: list[Entry] = []
+        for row in rows:
+            try:
+                text = person.cipher.open_text(journal_slot(row.entry_id), row.text_enc)
+            except CryptoError as exc:
+                log.warning("journal entry unreadable: %s", type(exc).__name__)
+                continue
+            entries.append(Entry(row.entry_id, row.prompt_id, text, row.created_at))
+        return Page(entries, offset, total)

@@ -1,0 +1,544 @@
+"""Daily check-ins and the journal, end to end: the real bot, the emulator, a ManualClock.
+
+The repeating tick job is paused in these tests (`daily()`), and each test runs dispatch
+passes itself with `run_once()`, so what is sent depends only on the clock the test sets.
+One test runs the job itself, to cover the production path.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from bot.emulator import SentMessage
+from bot.services.delivery import Dispatcher, PassReport
+from bot.services.journal import JournalService
+from bot.services.people import Person
+from bot.storage.deliveries import DeliveryRow
+from tests.conftest import USER, BotUnderTest, buttons_of
+
+LONDON = 2001
+NEW_YORK = 2002
+KOLKATA = 2003
+HINT = "Your words are kept"  # in every prompt message, nowhere else
+
+
+def utc(
+    year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0
+) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+
+
+def daily(bot: BotUnderTest) -> Dispatcher:
+    dispatcher: Dispatcher = bot.services.extras["daily"]
+    if dispatcher.job is not None:
+        dispatcher.job.enabled = False  # the test decides when a pass runs
+    return dispatcher
+
+
+def journal(bot: BotUnderTest) -> JournalService:
+    service: JournalService = bot.services.extras["journal"]
+    return service
+
+
+async def run(bot: BotUnderTest) -> PassReport:
+    await bot.settle()
+    report = await daily(bot).run_once()
+    await bot.settle()
+    return report
+
+
+async def join(
+    bot: BotUnderTest,
+    user: int = USER,
+    *,
+    country: str = "GB",
+    zone: str | None = None,
+    time: str = "07:30",
+    discreet: bool = False,
+) -> None:
+    """Onboard through the real flow, typing the time as a person would."""
+    daily(bot)
+    await bot.send("/start", user=user)
+    ask = await bot.next(user, containing="Which country")
+    await bot.press(ask, data=f"cty:{country}", user=user)
+    if zone is not None:
+        zones = await bot.next(user, containing="Which time zone")
+        await bot.press(zones, data=f"tz:{zone}", user=user)
+    await bot.next(user, containing="check-in once a day")
+    await bot.send(time, user=user)
+    safety = await bot.next(user, containing="Could someone else read")
+    if discreet:
+        await bot.press(safety, data="safe:yes", user=user)
+        advice = await bot.next(user, containing="passcode")
+        await bot.press(advice, data="safe:discreet", user=user)
+    else:
+        await bot.press(safety, data="safe:no", user=user)
+    await bot.next(user, containing="All set")
+    await bot.settle()
+
+
+async def person(bot: BotUnderTest, user: int = USER) -> Person:
+    found = await bot.services.people.load(user)
+    assert found is not None
+    return found
+
+
+def prompts_to(bot: BotUnderTest, user: int = USER) -> list[SentMessage]:
+    return [m for m in bot.emu.messages_to(user) if HINT in (m.text or "")]
+
+
+async def record(bot: BotUnderTest, user: int, day: str) -> DeliveryRow | None:
+    p = await person(bot, user)
+    return await daily(bot).store.record(p.person_id, day)
+
+
+def due_at(p: Person) -> datetime | None:
+    return None if p.next_due_utc is None else datetime.fromtimestamp(p.next_due_utc, UTC)
+
+
+async def test_prompts_go_out_at_local_time_in_each_zone(bot: BotUnderTest) -> None:
+    # START is Monday 2026-11-30 09:00 UTC: 09:00 in London, 04:00 in New York, 14:30 in Kolkata.
+    await join(bot, LONDON, country="GB")
+    await join(bot, NEW_YORK, country="US", zone="America/New_York")
+    await join(bot, KOLKATA, country="IN")
+    assert due_at(await person(bot, NEW_YORK)) == utc(2026, 11, 30, 12, 30)
+    assert due_at(await person(bot, KOLKATA)) == utc(2026, 12, 1, 2, 0)
+    assert due_at(await person(bot, LONDON)) == utc(2026, 12, 1, 7, 30)
+
+    steps: list[tuple[datetime, dict[int, int]]] = [
+        (utc(2026, 11, 30, 12, 29, 59), {NEW_YORK: 0, KOLKATA: 0, LONDON: 0}),
+        (utc(2026, 11, 30, 12, 30), {NEW_YORK: 1, KOLKATA: 0, LONDON: 0}),
+        (utc(2026, 12, 1, 1, 59), {NEW_YORK: 1, KOLKATA: 0, LONDON: 0}),
+        (utc(2026, 12, 1, 2, 0), {NEW_YORK: 1, KOLKATA: 1, LONDON: 0}),
+        (utc(2026, 12, 1, 7, 30), {NEW_YORK: 1, KOLKATA: 1, LONDON: 1}),
+        (utc(2026, 12, 1, 7, 45), {NEW_YORK: 1, KOLKATA: 1, LONDON: 1}),
+    ]
+    for when, expected in steps:
+        bot.clock.set(when)
+        await run(bot)
+        assert {u: len(prompts_to(bot, u)) for u in expected} == expected, when
+    # Each got the local date it belongs to, and moved on to the next one.
+    assert (await record(bot, NEW_YORK, "2026-11-30")) is not None
+    assert (await record(bot, KOLKATA, "2026-12-01")) is not None
+    assert due_at(await person(bot, NEW_YORK)) == utc(2026, 12, 1, 12, 30)
+    first = prompts_to(bot, LONDON)[0]
+    assert not first.disable_notification
+    assert [label for label, _ in buttons_of(first)] == [
+        "Remind me in an hour",
+        "Skip today",
+        "Pause check-ins",
+    ]
+
+
+async def test_clock_change_keeps_the_local_time(bot: BotUnderTest) -> None:
+    # Europe/London moves to BST on Sunday 2027-03-28: 07:30 local is 06:30 UTC from then.
+    bot.clock.set(utc(2027, 3, 26, 12, 0))
+    await join(bot)
+    bot.clock.set(utc(2027, 3, 27, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert due_at(await person(bot)) == utc(2027, 3, 28, 6, 30)
+    bot.clock.set(utc(2027, 3, 28, 6, 30))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 2
+
+
+async def test_exactly_once_per_local_day_across_restarts(bot: BotUnderTest) -> None:
+    await join(bot)
+    due = utc(2026, 12, 1, 7, 30)
+    bot.clock.set(due)
+    assert (await run(bot)).sent == 1
+    await bot.restart()
+    bot.clock.advance(timedelta(minutes=5))
+    assert (await run(bot)).sent == 0
+    # Even if something points the row back at a day that has its prompt, it is not sent.
+    p = await person(bot)
+    await daily(bot).store.reschedule(p.person_id, int(due.timestamp()), "2026-12-01")
+    report = await run(bot)
+    assert (report.sent, report.dropped) == (0, 1)
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
+    # Moving the time later the same day does not bring a second one either.
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Check-in time")
+    await bot.next(containing="check-in once a day")
+    await bot.send("21:00")
+    await bot.next(containing="Your settings")
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 21, 0)
+    bot.clock.set(utc(2026, 12, 2, 21, 0))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 2
+
+
+async def test_crash_between_claim_and_send_is_not_resent(bot: BotUnderTest) -> None:
+    """At most once: a claimed prompt whose send may or may not have happened is lost."""
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await bot.settle()
+    claims = await daily(bot).claim()  # claimed and recorded; the "crash" comes before send
+    assert len(claims) == 1
+    await bot.restart()
+    assert (await run(bot)).sent == 0
+    assert prompts_to(bot) == []
+    row = await record(bot, USER, "2026-12-01")
+    assert row is not None and row.status == "claimed"
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 1
+
+
+async def test_downtime_one_hour_sends_three_hours_skips(bot: BotUnderTest) -> None:
+    await join(bot)
+    await bot.stop()
+    bot.clock.set(utc(2026, 12, 1, 8, 30))  # an hour late
+    await bot.start()
+    assert (await run(bot)).sent == 1
+    await bot.stop()
+    bot.clock.set(utc(2026, 12, 2, 10, 31))  # three hours late: no stale prompt
+    await bot.start()
+    report = await run(bot)
+    assert (report.sent, report.skipped) == (0, 1)
+    row = await record(bot, USER, "2026-12-02")
+    assert row is not None and row.status == "skipped"
+    assert len(prompts_to(bot)) == 1
+    assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
+    assert (await run(bot)).sent == 1
+
+
+async def test_flood_control_is_retried_and_delivered(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.emu.inject_fault("sendMessage", "429", chat_id=USER, retry_after=1)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 1
+    row = await record(bot, USER, "2026-12-01")
+    assert row is not None and row.status == "sent"
+
+
+async def test_server_error_is_retried_and_delivered(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.emu.inject_fault("sendMessage", "500", chat_id=USER)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 1
+
+
+async def test_blocked_bot_stops_sending_until_start(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.emu.block(USER)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    report = await run(bot)
+    assert (report.sent, report.blocked) == (0, 1)
+    p = await person(bot)
+    assert not p.active and p.next_due_utc is None
+    row = await record(bot, USER, "2026-12-01")
+    assert row is not None and row.status == "failed"
+    calls = len(bot.emu.calls)
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).due == 0
+    assert len(bot.emu.calls) == calls  # not even an attempt
+    bot.emu.unblock(USER)
+    await bot.send("/start")
+    await bot.next(containing="Welcome back")
+    p = await person(bot)
+    assert p.active and due_at(p) == utc(2026, 12, 3, 7, 30)
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 1
+
+
+async def test_neutral_wording_and_silent(bot: BotUnderTest) -> None:
+    await join(bot, discreet=True)  # discreet mode turns on neutral wording and silence
+    await join(bot, LONDON)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    [quiet] = prompts_to(bot)
+    assert (quiet.text or "").splitlines()[0] == "Your daily check-in"
+    assert quiet.disable_notification
+    [plain] = prompts_to(bot, LONDON)
+    first_line = (plain.text or "").splitlines()[0]
+    assert first_line != "Your daily check-in"
+    assert any(first_line in p.text for p in bot.services.content.prompts)
+    assert not plain.disable_notification
+
+
+async def test_snooze_resends_the_same_prompt_once(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    [prompt] = prompts_to(bot)
+    bot.clock.set(utc(2026, 12, 1, 7, 40))
+    bot.skip_all()
+    await bot.press(prompt, "Remind me in an hour")
+    await bot.next(containing="in about an hour")
+    assert buttons_of(bot.emu.messages_to(USER)[prompt.index]) == []  # can't press twice
+    bot.clock.set(utc(2026, 12, 1, 8, 39))
+    assert (await run(bot)).sent == 0
+    bot.clock.set(utc(2026, 12, 1, 8, 40))
+    report = await run(bot)
+    assert (report.sent, report.resent) == (1, 1)
+    first, again = prompts_to(bot)
+    assert again.text == first.text
+    row = await record(bot, USER, "2026-12-01")
+    assert row is not None and row.status == "sent" and row.message_id == again.message_id
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert len(prompts_to(bot)) == 3
+
+
+async def test_snooze_during_downtime_is_not_sent_late(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    [prompt] = prompts_to(bot)
+    await bot.press(prompt, "Remind me in an hour")
+    await bot.next(containing="in about an hour")
+    await bot.stop()
+    bot.clock.set(utc(2026, 12, 1, 11, 31))
+    await bot.start()
+    assert (await run(bot)).sent == 0
+    row = await record(bot, USER, "2026-12-01")
+    assert row is not None and row.status == "sent"
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
+
+
+async def test_skip_today_from_settings(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 6, 0))
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Skip today's check-in")
+    await bot.next(containing="no check-in today")
+    await bot.settle()
+    menu = bot.emu.messages_to(USER)[menu.index]  # the menu, edited in place
+    assert "Don't skip today" in [label for label, _ in buttons_of(menu)]
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    report = await run(bot)
+    assert (report.sent, report.skipped) == (0, 1)
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 1
+
+
+async def test_skip_can_be_undone_before_the_prompt(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 6, 0))
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Skip today's check-in")
+    await bot.next(containing="no check-in today")
+    await bot.settle()
+    await bot.press(bot.emu.messages_to(USER)[menu.index], "Don't skip today")
+    await bot.next(containing="back on")
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert (await run(bot)).sent == 1
+
+
+async def test_pause_from_the_prompt_and_resume(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    [prompt] = prompts_to(bot)
+    bot.skip_all()
+    await bot.press(prompt, "Pause check-ins")
+    paused = await bot.next(containing="paused")
+    assert (await person(bot)).next_due_utc is None
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).due == 0
+    await bot.press(paused, "Resume check-ins")
+    await bot.next(containing="back on, at 07:30")
+    assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
+    # /settings shows the pause the prompt's button set, and can undo it too.
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    assert "(paused)" not in (menu.text or "")
+    await bot.press(menu, "Pause check-ins")
+    await bot.settle()
+    menu = bot.emu.messages_to(USER)[menu.index]
+    assert "(paused)" in (menu.text or "")
+    assert (await person(bot)).next_due_utc is None
+    await bot.press(menu, "Resume check-ins")
+    await bot.settle()
+    assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
+
+
+async def test_days_of_the_week(bot: BotUnderTest) -> None:
+    await join(bot)
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Check-in days")
+    days = await bot.find("Which days")
+    await bot.press(days, data="day:tue")
+    await bot.settle()
+    days = await bot.find("Which days")
+    await bot.press(days, data="day:done")
+    await bot.settle()
+    assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)  # Wednesday
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert (await run(bot)).due == 0
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 1
+    assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
+
+
+async def test_tick_job_runs_a_pass(bot: BotUnderTest) -> None:
+    await join(bot)
+    dispatcher = daily(bot)
+    job = dispatcher.job
+    assert job is not None
+    assert (job.job.coalesce, job.job.max_instances) == (True, 1)
+    assert job.job.misfire_grace_time is not None
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert bot.runtime is not None and bot.runtime.app is not None
+    await job.run(bot.runtime.app)  # what APScheduler calls on each tick
+    await bot.next(containing=HINT)
+
+
+async def prompt_arrives(bot: BotUnderTest, user: int = USER) -> SentMessage:
+    await join(bot, user)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    bot.skip_all(user)
+    return prompts_to(bot, user)[-1]
+
+
+async def entries(bot: BotUnderTest, user: int = USER) -> list[str]:
+    page = await journal(bot).page(await person(bot, user), 0, 100)
+    return [e.text for e in page.entries]
+
+
+async def test_a_reply_lands_in_the_journal_and_journal_shows_it(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    bot.clock.advance(timedelta(minutes=20))
+    await bot.send("The kettle, the window, a blue mug.", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="Saved to your journal")
+    assert await entries(bot) == ["The kettle, the window, a blue mug."]
+    stored = (await journal(bot).page(await person(bot), 0, 1)).entries[0]
+    assert stored.prompt_id == (await record(bot, USER, "2026-12-01")).prompt_id  # type: ignore[union-attr]
+    await bot.send("/journal")
+    shown = await bot.next(containing="Your journal")
+    assert "The kettle, the window, a blue mug." in (shown.text or "")
+    assert shown.protect_content
+    assert "Tue 1 Dec, 07:50" in (shown.text or "")  # London local time
+
+
+async def test_free_text_within_twelve_hours_is_a_reply(bot: BotUnderTest) -> None:
+    await prompt_arrives(bot)
+    bot.clock.advance(timedelta(hours=11, minutes=59))
+    await bot.send("Late, but here: I noticed the rain.")
+    await bot.next(containing="Saved to your journal")
+    # A second message soon after continues the same answer...
+    bot.clock.advance(timedelta(minutes=3))
+    await bot.send("And the smell of it.")
+    await bot.next(containing="Saved to your journal")
+    # ...but a stray text hours later is not swept into the journal.
+    bot.clock.advance(timedelta(minutes=30))
+    await bot.send("hello?")
+    await bot.next(containing="/worksheets")
+    assert await entries(bot) == ["And the smell of it.", "Late, but here: I noticed the rain."]
+
+
+async def test_free_text_after_twelve_hours_is_not_a_reply(bot: BotUnderTest) -> None:
+    await prompt_arrives(bot)
+    bot.clock.advance(timedelta(hours=12, minutes=1))
+    await bot.send("Is anyone there?")
+    await bot.next(containing="/worksheets")
+    assert await entries(bot) == []
+
+
+async def test_free_text_goes_to_a_pending_question_not_the_journal(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    p = await person(bot)
+    await bot.services.people.set_state(p, "setup:time:settings")  # a question is waiting
+    await bot.send("sunlight on the floor")
+    await bot.next(containing="didn't catch that time")
+    # A Telegram reply to the prompt doesn't jump the queue either.
+    await bot.send("the kettle", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="didn't catch that time")
+    assert await entries(bot) == []
+    assert (await person(bot)).state == "setup:time:settings"
+
+
+async def test_skip_on_the_prompt_closes_the_reply_window(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    await bot.press(prompt, "Skip today")
+    await bot.next(containing="nothing more from me today")
+    await bot.send("just chatting")
+    await bot.next(containing="/worksheets")
+    assert await entries(bot) == []
+    # An explicit Telegram reply is still the person's choice to write.
+    await bot.send("actually, one thing", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="Saved to your journal")
+
+
+async def test_an_edited_reply_updates_its_entry(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    message_id = await bot.send("I felt tierd", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="Saved to your journal")
+    await bot.edit(message_id, "I felt tired, and that's allowed")
+    await bot.settle()
+    assert await entries(bot) == ["I felt tired, and that's allowed"]
+    assert bot.unread() == []  # no chatter about an edit
+
+
+async def test_a_crisis_word_in_a_reply_is_kept_without_a_cheerful_ack(
+    bot: BotUnderTest,
+) -> None:
+    prompt = await prompt_arrives(bot)
+    await bot.send("some days I want to die", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="glad you told me")
+    await bot.settle()
+    assert await entries(bot) == ["some days I want to die"]
+    assert not any("Saved to your journal" in (m.text or "") for m in bot.unread())
+
+
+async def test_journal_pages(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    long = "word " * 2000  # far over what one message can show
+    for n in range(7):
+        bot.clock.advance(timedelta(minutes=1))
+        text = long if n == 5 else f"entry {n}"
+        await bot.send(text, reply_to_message_id=prompt.message_id)
+        await bot.next(containing="Saved to your journal")
+    await bot.send("/journal")
+    first = await bot.next(containing="Your journal")
+    text = first.text or ""
+    assert "1–5 of 7" in text
+    assert "entry 6" in text and "entry 2" in text and "entry 1" not in text
+    assert len(text.encode("utf-16-le")) // 2 <= 4096
+    assert first.protect_content
+    labels = [label for label, _ in buttons_of(first)]
+    assert "Older" in labels and "Newer" not in labels
+    await bot.press(first, "Older")
+    await bot.settle()
+    older = bot.emu.messages_to(USER)[first.index]
+    assert "6–7 of 7" in (older.text or "")
+    assert "entry 1" in (older.text or "") and "entry 0" in (older.text or "")
+    assert [label for label, _ in buttons_of(older)] == ["Newer", "Close"]
+    await bot.press(older, "Close")
+    await bot.settle()
+    assert first.message_id in bot.emu.deleted_ids(USER)
+
+
+async def test_empty_journal(bot: BotUnderTest) -> None:
+    await bot.onboard()  # no daily check-in chosen
+    await bot.send("/journal")
+    shown = await bot.next(containing="journal is empty")
+    assert "turn them on in /settings" in (shown.text or "")
+
+
+async def test_forget_removes_deliveries_and_journal(bot: BotUnderTest) -> None:
+    prompt = await prompt_arrives(bot)
+    await bot.send("mine", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="Saved to your journal")
+    p = await person(bot)
+    await bot.send("/forget")
+    confirm = await bot.next(containing="Delete everything")
+    await bot.press(confirm, data="forget:yes")
+    await bot.settle()
+    db = bot.services.db
+    for table in ("deliveries", "journal"):
+        row = await db.fetch_one(
+            f"SELECT COUNT(*) AS n FROM {table} WHERE person_id = ?", (p.person_id,)
+        )
+        assert row is not None and row["n"] == 0

@@ -1,0 +1,295 @@
+"""Daily-prompt policy and the dispatcher against real storage, without Telegram."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+
+import pytest
+from telegram.error import BadRequest
+
+from bot.clock import ManualClock
+from bot.content import load_content
+from bot.crypto import MasterKey
+from bot.handlers.daily import clip, render_page, telegram_length
+from bot.services.delivery import (
+    Action,
+    Claim,
+    Dispatcher,
+    decide,
+    following,
+    pick_prompt,
+    schedule_of,
+)
+from bot.services.journal import Entry
+from bot.services.people import PeopleService, Person, Profile
+from bot.services.prompt_model import Prompt
+from bot.services.schedule import DailySchedule
+from bot.storage.database import Database
+from bot.storage.deliveries import DeliveryRow, DeliveryStore
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore
+from bot.storage.schema import MIGRATIONS
+
+UTC = dt.UTC
+PROMPTS = load_content().prompts
+LONDON_0730 = DailySchedule(dt.time(7, 30), "Europe/London", frozenset(range(7)))
+
+
+def at(day: int, hour: int, minute: int = 0, month: int = 12) -> dt.datetime:
+    return dt.datetime(2026, month, day, hour, minute, tzinfo=UTC)
+
+
+# --- pure policy ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("late", "existing", "skip", "scheduled", "expected"),
+    [
+        (dt.timedelta(0), None, None, True, Action.SEND),
+        (dt.timedelta(hours=2), None, None, True, Action.SEND),  # the edge is still on time
+        (dt.timedelta(hours=2, seconds=1), None, None, True, Action.SKIP),
+        (dt.timedelta(0), None, "2026-12-01", True, Action.SKIP),
+        (dt.timedelta(0), "sent", None, True, Action.DROP),
+        (dt.timedelta(0), "claimed", None, True, Action.DROP),  # crash edge: never again
+        (dt.timedelta(0), "skipped", None, True, Action.DROP),
+        (dt.timedelta(0), None, None, False, Action.STOP),
+        (dt.timedelta(0), "snoozed", None, True, Action.RESEND),
+        (dt.timedelta(hours=3), "snoozed", None, True, Action.RESTORE),
+        (dt.timedelta(0), "snoozed", "2026-12-01", True, Action.RESTORE),
+        (dt.timedelta(0), "snoozed", None, False, Action.RESTORE),
+    ],
+)
+def test_decide(
+    late: dt.timedelta, existing: str | None, skip: str | None, scheduled: bool, expected: Action
+) -> None:
+    due = at(1, 7, 30)
+    action = decide(
+        scheduled=scheduled,
+        due=due,
+        now=due + late,
+        local_date="2026-12-01",
+        skip_date=skip,
+        existing=existing,
+    )
+    assert action is expected
+
+
+def test_following_skips_every_missed_day_after_downtime() -> None:
+    due = at(1, 7, 30)
+    found = following(LONDON_0730, due, due.date(), at(3, 9, 0))
+    assert found == (at(4, 7, 30), dt.date(2026, 12, 4))
+
+
+def test_following_a_snooze_never_returns_the_same_date() -> None:
+    # A snoozed re-send due at 06:00 for 2026-12-01 (before that date's own 07:30 slot).
+    found = following(LONDON_0730, at(1, 6, 0), dt.date(2026, 12, 1), at(1, 6, 0))
+    assert found == (at(2, 7, 30), dt.date(2026, 12, 2))
+
+
+def test_schedule_of_is_none_unless_fully_set_up() -> None:
+    ready = Profile(timezone="Asia/Kolkata", daily_time="07:30", daily_enabled=True)
+    assert schedule_of(ready) is not None
+    for change in (
+        {"paused": True},
+        {"daily_enabled": False},
+        {"daily_time": None},
+        {"timezone": None},
+        {"timezone": "Mars/Olympus"},
+        {"daily_days": ()},
+    ):
+        profile = Profile(**{**ready.__dict__, **change})
+        assert schedule_of(profile) is None, change
+
+
+def history_of(ids: list[str]) -> list[DeliveryRow]:
+    return [
+        DeliveryRow(f"2026-{1 + i // 28:02d}-{1 + i % 28:02d}", pid, "sent", None, 0)
+        for i, pid in enumerate(ids)
+    ]
+
+
+def test_no_prompt_twice_until_all_have_been_sent() -> None:
+    sent: list[str] = []
+    for day in range(len(PROMPTS)):
+        prompt = pick_prompt(PROMPTS, history_of(sent), "p1", f"day-{day}")
+        sent.append(prompt.id)
+    assert sorted(sent) == sorted(p.id for p in PROMPTS)
+    # The next cycle does not open with the prompt that closed the last one.
+    assert pick_prompt(PROMPTS, history_of(sent), "p1", "next").id != sent[-1]
+
+
+def test_prompt_choice_is_deterministic_per_person_and_date() -> None:
+    history = history_of(["grounding_01"])
+    first = pick_prompt(PROMPTS, history, "p1", "2026-12-01")
+    assert pick_prompt(PROMPTS, history, "p1", "2026-12-01") == first
+    picks = {pick_prompt(PROMPTS, history, f"p{n}", "2026-12-01").id for n in range(20)}
+    assert len(picks) > 1
+    # Skipped and failed days do not count as seen.
+    unseen = [DeliveryRow("2026-12-01", "grounding_01", "skipped", None, 0)]
+    only = (Prompt("grounding_01", "grounding", "x"),)
+    assert pick_prompt(only, unseen, "p1", "d").id == "grounding_01"
+
+
+# --- journal rendering ----------------------------------------------------------------
+
+
+def test_clip_counts_utf16_units() -> None:
+    assert clip("short", 10) == "short"
+    clipped = clip("🌿" * 10, 7)  # each leaf is two UTF-16 units
+    assert telegram_length(clipped) <= 7 and clipped.endswith("…")
+
+
+def test_a_page_of_long_entries_fits_one_message() -> None:
+    now = at(1, 9)
+    entries = [
+        Entry(f"e{n}", "grounding_01", ("🌿 long " * 900) if n % 2 else "short", 1_764_000_000)
+        for n in range(5)
+    ]
+    text = render_page("Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now)
+    assert telegram_length(text) <= 4096
+    assert text.count("short") == 3  # short entries are shown whole
+
+
+# --- the dispatcher against real storage ----------------------------------------------
+
+
+class World:
+    def __init__(self, db: Database, keys: KeyStore, people: PeopleService, clock: ManualClock):
+        self.db = db
+        self.keys = keys
+        self.people = people
+        self.clock = clock
+        self.store = DeliveryStore(db)
+        self.sent: list[Claim] = []
+        self.running = True
+
+    def dispatcher(
+        self, sender: Callable[[Claim], Awaitable[int]] | None = None, **options: int
+    ) -> Dispatcher:
+        async def record(claim: Claim) -> int:
+            self.sent.append(claim)
+            await asyncio.sleep(0)  # a real send yields; so does this one
+            return len(self.sent)
+
+        return Dispatcher(
+            people=self.people,
+            store=self.store,
+            prompts=PROMPTS,
+            clock=self.clock,
+            sender=sender or record,
+            is_running=lambda: self.running,
+            **options,  # type: ignore[arg-type]
+        )
+
+    async def add(self, user_id: int, zone: str = "Europe/London") -> Person:
+        person = await self.people.create(user_id, user_id, "")
+        person.profile = Profile(
+            timezone=zone, daily_time="07:30", daily_enabled=True, onboarded=True
+        )
+        await self.people.save(person)
+        await self.dispatcher().reschedule(person)
+        return person
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    clock = ManualClock(at(1, 6))
+    keys = await KeyStore.open(tmp_path / "keys.sqlite3", MasterKey(os.urandom(32)))
+    db = await Database.open(tmp_path / "data.sqlite3", MIGRATIONS)
+    people = PeopleService(PeopleStore(db), keys, await keys.pseudonym_key(), clock)
+    try:
+        yield World(db, keys, people, clock)
+    finally:
+        await db.close()
+        await keys.close()
+
+
+async def statuses(world: World) -> dict[str, str]:
+    rows = await world.db.fetch_all("SELECT person_id, status FROM deliveries")
+    return {str(r["person_id"]): str(r["status"]) for r in rows}
+
+
+async def test_sends_are_bounded_and_batches_cover_everyone(world: World) -> None:
+    for user in range(1, 121):
+        await world.add(user)
+    in_flight = peak = 0
+
+    async def slow(claim: Claim) -> int:
+        nonlocal in_flight, peak
+        in_flight += 1
+        peak = max(peak, in_flight)
+        for _ in range(3):
+            await asyncio.sleep(0)
+        in_flight -= 1
+        world.sent.append(claim)
+        return len(world.sent)
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(slow, batch_size=25, concurrency=8).run_once()
+    assert (report.due, report.sent) == (120, 120)
+    assert peak == 8
+    assert len({c.person_id for c in world.sent}) == 120
+    assert set((await statuses(world)).values()) == {"sent"}
+
+
+async def test_shutdown_releases_claims_whose_send_never_started(world: World) -> None:
+    people = [await world.add(user) for user in range(1, 11)]
+
+    async def stop_after_three(claim: Claim) -> int:
+        world.sent.append(claim)
+        if len(world.sent) == 3:
+            world.running = False  # Application.stop() was called
+        return len(world.sent)
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(stop_after_three, concurrency=1).run_once()
+    assert (report.sent, report.released) == (3, 7)
+    assert len(await statuses(world)) == 3  # released claims leave no record behind
+    for person in people:
+        reloaded = await world.people.load_by_id(person.person_id)
+        assert reloaded is not None and reloaded.next_due_utc is not None
+    world.running = True
+    report = await world.dispatcher().run_once()
+    assert report.sent == 7
+    assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
+
+
+async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: World) -> None:
+    first = await world.add(1)
+    await world.add(2)
+    dispatcher = world.dispatcher()
+    read_histories = world.store.histories
+
+    async def meanwhile(ids: list[str]) -> dict[str, list[DeliveryRow]]:
+        found = await read_histories(ids)
+        # The person taps "Skip today" between the read and the claim.
+        first.profile.skip_date = "2026-12-01"
+        await world.people.save(first)
+        return found
+
+    world.store.histories = meanwhile  # type: ignore[assignment,method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await dispatcher.run_once()
+    assert (report.sent, report.conflicts) == (1, 1)
+    world.store.histories = read_histories  # type: ignore[method-assign]
+    report = await dispatcher.run_once()
+    assert (report.sent, report.skipped) == (0, 1)
+    assert (await statuses(world))[first.person_id] == "skipped"
+
+
+async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
+    person = await world.add(1)
+
+    async def refuse(claim: Claim) -> int:
+        raise BadRequest("Chat not found")
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(refuse).run_once()
+    assert report.failed == 1
+    assert (await statuses(world))[person.person_id] == "failed"
+    world.clock.set(at(1, 7, 45))
+    assert (await world.dispatcher().run_once()).due == 0
