@@ -115,6 +115,11 @@ class Basics:
             return
         await remember(context.services, person, message)
         text = message.text.strip()
+        if message.reply_to_message is not None and text:
+            # An explicit reply (to a check-in) goes where it points, even mid-worksheet.
+            for idle in self.router.idle:
+                if await idle(update, context, person, text):
+                    return
         crisis = context.crisis is not None
         route = self.router.state_route(person.state, crisis=crisis) if person.state else None
         if route is None and crisis and person.state:

@@ -259,13 +259,16 @@ class Daily:
         self, update: Update, context: Context, person: Person, text: str
     ) -> bool:
         message = update.message
-        if person.state or message is None or not text:
-            return False  # a pending question gets the text, never the journal
+        if message is None or not text:
+            return False
         quoted = message.reply_to_message
         reply_to = None
         if quoted is not None and quoted.from_user is not None and quoted.from_user.is_bot:
             reply_to = quoted.message_id
-        prompt_id = await self.journal.prompt_for(person, reply_to)
+        if person.state and reply_to is None:
+            return False  # a pending question gets free text, never the journal
+        # An explicit reply to a check-in is a journal entry even mid-worksheet.
+        prompt_id = await self.journal.prompt_for(person, reply_to, only_replies=bool(person.state))
         if prompt_id is None:
             return False
         await self.journal.add(person, prompt_id, message.message_id, text)

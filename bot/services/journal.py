@@ -62,13 +62,19 @@ class JournalService:
     def _now(self) -> int:
         return int(self._clock().timestamp())
 
-    async def prompt_for(self, person: Person, reply_to: int | None) -> str | None:
-        """The id of the prompt this text answers, or None when it is not a reply."""
+    async def prompt_for(
+        self, person: Person, reply_to: int | None, *, only_replies: bool = False
+    ) -> str | None:
+        """The id of the prompt this text answers, or None when it is not a reply.
+        `only_replies`: count a Telegram reply to a prompt, not free text (a worksheet
+        question is waiting for that)."""
         pid = person.person_id
         if reply_to is not None:
             record = await self._deliveries.by_message(pid, reply_to)
             if record is not None and record.prompt_id:
                 return record.prompt_id
+        if only_replies:
+            return None
         latest = await self._deliveries.latest_delivered(pid)
         now = self._now()
         if latest is None or not latest.prompt_id:

@@ -446,16 +446,17 @@ async def test_free_text_after_twelve_hours_is_not_a_reply(bot: BotUnderTest) ->
     assert await entries(bot) == []
 
 
-async def test_free_text_goes_to_a_pending_question_not_the_journal(bot: BotUnderTest) -> None:
+async def test_free_text_goes_to_a_pending_question_a_reply_to_the_journal(bot: BotUnderTest) -> None:
     prompt = await prompt_arrives(bot)
     p = await person(bot)
     await bot.services.people.set_state(p, "setup:time:settings")  # a question is waiting
     await bot.send("sunlight on the floor")
     await bot.next(containing="didn't catch that time")
-    # A Telegram reply to the prompt doesn't jump the queue either.
+    # An explicit Telegram reply to the prompt goes where it points: to the journal, so
+    # the words are kept rather than misread as a time; the question stays open.
     await bot.send("the kettle", reply_to_message_id=prompt.message_id)
-    await bot.next(containing="didn't catch that time")
-    assert await entries(bot) == []
+    await bot.next(containing="Saved to your journal")
+    assert await entries(bot) == ["the kettle"]
     assert (await person(bot)).state == "setup:time:settings"
 
 

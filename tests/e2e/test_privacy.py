@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import struct
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -34,8 +35,8 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.send(f"{CANARY} city", user=PERSON)
     await bot.next(PERSON, containing="couldn't match")
     await bot.send("Lisbon", user=PERSON)
-    ask_time = await bot.next(PERSON, containing="check-in once a day")
-    await bot.press(ask_time, data="time:off", user=PERSON)
+    await bot.next(PERSON, containing="check-in once a day")
+    await bot.send("07:30", user=PERSON)
     safety = await bot.next(PERSON, containing="Could someone")
     await bot.press(safety, data="safe:no", user=PERSON)
     await bot.next(PERSON, containing="All set")
@@ -44,7 +45,21 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.send(f"just a note {CANARY}", user=PERSON)
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
     await answer_a_worksheet(bot)
+    await reply_to_a_check_in(bot)
     await bot.settle()
+
+
+async def reply_to_a_check_in(bot: BotUnderTest) -> None:
+    """A journal entry by Telegram reply, then edited."""
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # 07:30 in Lisbon
+    await bot.settle()
+    await bot.services.extras["daily"].run_once()
+    prompt = await bot.emu.wait_for_message(
+        PERSON, predicate=lambda m: "Remind me" in str(m.reply_markup)
+    )
+    reply = await bot.send(f"journal {CANARY}", user=PERSON, reply_to_message_id=prompt.message_id)
+    await bot.next(PERSON, containing="Saved to your journal")
+    await bot.edit(reply, f"journal, edited {CANARY}", user=PERSON)
 
 
 async def answer_a_worksheet(bot: BotUnderTest) -> None:
@@ -76,8 +91,10 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
-    export = bot.emu.messages_to(PERSON)[-1].document
-    assert export is not None and CANARY.encode() in export.data
+    exports = [m.document for m in bot.emu.messages_to(PERSON) if m.document is not None]
+    assert exports and CANARY.encode() in exports[-1].data
+    journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
+    assert journal is not None and journal["n"] == 1
 
     data_dir = bot.settings.data_dir
     await bot.stop()  # close connections; the WAL files stay as they were
