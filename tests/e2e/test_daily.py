@@ -446,7 +446,9 @@ async def test_free_text_after_twelve_hours_is_not_a_reply(bot: BotUnderTest) ->
     assert await entries(bot) == []
 
 
-async def test_free_text_goes_to_a_pending_question_a_reply_to_the_journal(bot: BotUnderTest) -> None:
+async def test_pending_question_gets_free_text_a_reply_goes_to_the_journal(
+    bot: BotUnderTest,
+) -> None:
     prompt = await prompt_arrives(bot)
     p = await person(bot)
     await bot.services.people.set_state(p, "setup:time:settings")  # a question is waiting
