@@ -179,6 +179,7 @@ class Setup:
         person.profile.onboarded = True
         person.state = ""
         await context.services.people.save(person)
+        await self._schedule_changed(context, person)  # check-ins start only from here
         for hook in self.after_onboarding:
             if await hook(update, context, person):
                 return
@@ -348,6 +349,7 @@ class Setup:
         days.symmetric_difference_update({day})
         person.profile.daily_days = tuple(sorted(days))
         await context.services.people.save(person)
+        await self._schedule_changed(context, person)  # "Done" may never be pressed
         await self._show_days(update, context, person)
 
     # --- changes ------------------------------------------------------------------------
@@ -376,10 +378,10 @@ class Setup:
     ) -> None:
         person.profile.timezone = zone
         await context.services.people.save(person)
+        await self._schedule_changed(context, person)  # before any reply that could fail
         await replace_or_say(
             context, update, context.services.tx("setup.timezone_set", timezone=zone), person=person
         )
-        await self._schedule_changed(context, person)
         await self.next_step(update, context, person, "timezone", mode)
 
     async def _set_time(
@@ -388,12 +390,13 @@ class Setup:
         tx = context.services.tx
         person.profile.daily_time = value.strftime("%H:%M")
         person.profile.daily_enabled = True
-        person.profile.paused = False
+        # A pause stays a pause: someone may have paused because it is not safe right now.
         await context.services.people.save(person)
+        await self._schedule_changed(context, person)  # before any reply that could fail
+        key = "setup.time_set_paused" if person.profile.paused else "setup.time_set"
         await replace_or_say(
-            context, update, tx("setup.time_set", time=person.profile.daily_time), person=person
+            context, update, tx(key, time=person.profile.daily_time), person=person
         )
-        await self._schedule_changed(context, person)
         await self.next_step(update, context, person, "time", mode)
 
     async def _schedule_changed(self, context: Context, person: Person) -> None:

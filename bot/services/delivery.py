@@ -40,6 +40,7 @@ Blocked (403)
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime as dt
 import functools
 import logging
@@ -114,8 +115,10 @@ def _schedule(daily_time: str, timezone: str, days: tuple[int, ...]) -> DailySch
 
 
 def schedule_of(profile: Profile) -> DailySchedule | None:
-    """The person's schedule, or None when they get no prompts (off, paused, not set up)."""
-    if not profile.daily_enabled or profile.paused:
+    """The person's schedule, or None when they get no prompts (off, paused, not set up).
+    Nothing before onboarding ends: the safety question (discreet, neutral, silent) comes
+    after the time, and someone who stopped there must not get a ringing, plain prompt."""
+    if not profile.daily_enabled or profile.paused or not profile.onboarded:
         return None
     if profile.daily_time is None or profile.timezone is None:
         return None
@@ -487,6 +490,14 @@ class Dispatcher:
             if not self._is_running():
                 self._unsent.append(claim)
                 return
+            current = await self._still_wanted(claim)
+            if current is None:
+                # Paused, skipped, blocked or forgotten since the claim (a peak can hold a
+                # claim for many seconds): the day's record stays, nothing is sent.
+                report.stopped += 1
+                self._buffer_failed(claim)
+                return
+            claim = current
             try:
                 message_id = await self._sender(claim)
             except Forbidden:
@@ -519,6 +530,26 @@ class Dispatcher:
             buffered and time.monotonic() - self._first_buffered >= _FLUSH_SECONDS
         ):
             await self._flush(report)
+
+    async def _still_wanted(self, claim: Claim) -> Claim | None:
+        """Re-read the person just before sending: settings win over the claim's snapshot."""
+        try:
+            row = await self.people.store.get(claim.person_id)
+            if row is None or not row.active:
+                return None
+            cipher = await self.people.cipher(claim.person_id)
+            if cipher is None:
+                return None
+            profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
+            chat_id = int(cipher.open_text(CHAT_SLOT, row.chat_enc))
+        except (CryptoError, ValueError, TypeError) as exc:
+            log.warning("daily: person unreadable before send: %s", type(exc).__name__)
+            return None
+        if schedule_of(profile) is None or profile.skip_date == claim.local_date:
+            return None
+        return dataclasses.replace(
+            claim, chat_id=chat_id, neutral=profile.neutral_wording, silent=profile.silent
+        )
 
     def _buffer_failed(self, claim: Claim) -> None:
         if not self._sent and not self._failed:

@@ -545,3 +545,39 @@ async def test_forget_removes_deliveries_and_journal(bot: BotUnderTest) -> None:
             f"SELECT COUNT(*) AS n FROM {table} WHERE person_id = ?", (p.person_id,)
         )
         assert row is not None and row["n"] == 0
+
+
+async def test_no_check_in_before_onboarding_is_finished(bot: BotUnderTest) -> None:
+    daily(bot)
+    await bot.send("/start")
+    ask = await bot.next(containing="Which country")
+    await bot.press(ask, data="cty:GB")
+    await bot.next(containing="check-in once a day")
+    await bot.send("07:30")
+    safety = await bot.next(containing="Could someone else read")
+    bot.clock.set(utc(2026, 12, 1, 7, 30))  # they stopped at the safety question
+    report = await run(bot)
+    assert report.sent == 0
+    await bot.press(safety, "Yes, maybe")  # later they come back and finish
+    advice = await bot.next(containing="passcode")
+    await bot.press(advice, "Turn on discreet mode")
+    await bot.next(containing="All set")
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    await run(bot)
+    assert prompts_to(bot, USER)[-1].disable_notification  # silent, as they chose
+
+
+async def test_a_new_time_keeps_a_pause(bot: BotUnderTest) -> None:
+    await join(bot)
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Pause check-ins")
+    await bot.settle()
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Check-in time")
+    await bot.next(containing="check-in once a day")
+    await bot.send("20:00")
+    await bot.next(containing="still paused")
+    bot.clock.set(utc(2026, 12, 1, 20, 0))
+    assert (await run(bot)).sent == 0
