@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 
 from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
@@ -160,7 +161,7 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
         )
     elif action == "clear":
         ids = [query.message.message_id] if query.message is not None else []
-        if rest.isdigit():
+        if re.fullmatch(r"[0-9]{1,12}", rest):  # not isdigit(): it accepts "²"
             ids.append(int(rest))
         await delete_quietly(context, chat.id, ids)
     elif action == "ground":

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import logging
+import re
 from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
@@ -25,6 +26,7 @@ from bot.services.delivery import TICK, Claim, Dispatcher, Sender, Snooze, sched
 from bot.services.journal import Entry, JournalService
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
+from bot.services.send_policy import AT_MOST_ONCE
 from bot.storage.deliveries import SENT, SNOOZED, DeliveryStore
 from bot.storage.journal import JournalStore
 
@@ -70,6 +72,8 @@ def make_sender(app: StApp, services: Services) -> Sender:
             prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
             reply_markup=markup,
             disable_notification=claim.silent,
+            # At most once: a timed-out prompt may have arrived, so it is not retried.
+            rate_limit_args=AT_MOST_ONCE,
         )
         return int(message.message_id)
 
@@ -203,11 +207,9 @@ class Daily:
         self, update: Update, context: Context, person: Person, day: str, *, from_settings: bool
     ) -> None:
         tx = context.services.tx
-        today = self.dispatcher.today(person)
-        latest = await self.dispatcher.store.latest_delivered(person.person_id)
-        if day != today and (latest is None or latest.local_date != day):
-            await say(context, person.chat_id, tx("daily.expired"), person=person)
-            return
+        # "Skip today" means today, whichever check-in's button was pressed: on yesterday's
+        # prompt, skipping yesterday (already over) would say one thing and do nothing.
+        day = self.dispatcher.today(person)
         await self.dispatcher.skip(person, day)
         if not from_settings:
             await _drop_buttons(update)
@@ -308,7 +310,8 @@ class Daily:
             if message is not None:
                 await delete_quietly(context, chat.id, [message.message_id])
             return
-        if not arg.isdigit() or int(arg) > MAX_OFFSET or int(arg) % PAGE_SIZE:
+        # fullmatch on ASCII digits: str.isdigit() accepts "²", which int() refuses.
+        if not re.fullmatch(r"[0-9]{1,6}", arg) or int(arg) > MAX_OFFSET or int(arg) % PAGE_SIZE:
             return
         person = await current_person(update, context)
         if person is None:

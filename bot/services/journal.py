@@ -75,7 +75,7 @@ class JournalService:
                 return record.prompt_id
         if only_replies:
             return None
-        latest = await self._deliveries.latest_delivered(pid)
+        latest = await self._deliveries.latest_delivered(pid, maybe=True)
         now = self._now()
         if latest is None or not latest.prompt_id:
             return None

@@ -7,8 +7,10 @@
 - 5xx and timeouts (`NetworkError`, `TimedOut`): retried with exponential backoff.
 - 400/403 and the like are final and reach the caller; 403 marks the person inactive there.
 
-A timed-out send may have reached Telegram; retrying it can show a message twice. We accept
-that: a duplicate prompt is better than a lost crisis reply.
+A timed-out send may have reached Telegram; retrying it can show a message twice. For
+replies we accept that: a duplicate is better than a lost crisis reply. A send marked
+`rate_limit_args=AT_MOST_ONCE` (the daily prompt) is not retried after a timeout: the
+caller treats it as "may have arrived" and never sends it again.
 """
 
 from __future__ import annotations
@@ -20,12 +22,13 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from telegram.error import BadRequest, NetworkError, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 log = logging.getLogger(__name__)
 
 JSONDict = dict[str, Any]
+AT_MOST_ONCE = 1  # rate_limit_args marker: no retry after a timeout
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -72,8 +75,10 @@ class SendPolicy(BaseRateLimiter[int]):
                 await asyncio.sleep(wait)
             try:
                 if self._throttle is not None:
+                    # The inner limiter reads rate_limit_args as its own retry count: retries
+                    # are ours, so it gets none.
                     return await self._throttle.process_request(
-                        callback, args, kwargs, endpoint, data, rate_limit_args
+                        callback, args, kwargs, endpoint, data, None
                     )
                 return await callback(*args, **kwargs)
             except RetryAfter as exc:
@@ -86,6 +91,8 @@ class SendPolicy(BaseRateLimiter[int]):
                 raise
             except NetworkError as exc:
                 if attempt == self._attempts:
+                    raise
+                if isinstance(exc, TimedOut) and rate_limit_args == AT_MOST_ONCE:
                     raise
                 log.warning(
                     "telegram %s failed (%s), retry %d in %.1fs",

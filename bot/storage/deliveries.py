@@ -301,11 +301,14 @@ class DeliveryStore:
         )
         return None if row is None else _delivery(row)
 
-    async def latest_delivered(self, person_id: str) -> DeliveryRow | None:
-        """The newest record whose prompt went out (sent, or sent and snoozed)."""
+    async def latest_delivered(self, person_id: str, *, maybe: bool = False) -> DeliveryRow | None:
+        """The newest record whose prompt went out (sent, or sent and snoozed); with `maybe`,
+        also one left claimed (a timeout or a crash: it may well have arrived, and a reply
+        to it must not be lost)."""
+        statuses = "('sent', 'snoozed', 'claimed')" if maybe else "('sent', 'snoozed')"
         row = await self.db.fetch_one(
             f"SELECT {_DELIVERY_COLUMNS} FROM deliveries"  # noqa: S608 - constant columns
-            " WHERE person_id = ? AND status IN ('sent', 'snoozed')"
+            f" WHERE person_id = ? AND status IN {statuses}"
             " ORDER BY local_date DESC LIMIT 1",
             (person_id,),
         )

@@ -8,13 +8,15 @@ One test runs the job itself, to cover the production path.
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
-from bot.emulator import SentMessage
+from bot.clock import ManualClock
+from bot.emulator import BotApiEmulator, SentMessage
 from bot.services.delivery import Dispatcher, PassReport
 from bot.services.journal import JournalService
 from bot.services.people import Person
 from bot.storage.deliveries import DeliveryRow
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
 
 LONDON = 2001
 NEW_YORK = 2002
@@ -581,3 +583,65 @@ async def test_a_new_time_keeps_a_pause(bot: BotUnderTest) -> None:
     await bot.next(containing="still paused")
     bot.clock.set(utc(2026, 12, 1, 20, 0))
     assert (await run(bot)).sent == 0
+
+
+async def test_a_timed_out_prompt_is_not_sent_twice(
+    emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    under_test = BotUnderTest(emulator, settings, clock)
+    await under_test.start()
+    try:
+        await join(under_test)
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        under_test.clock.set(utc(2026, 12, 1, 7, 30))
+        report = await run(under_test)
+        assert (report.sent, report.unknown) == (0, 1)
+        # The emulator finishes the slow answer after the bot gave up: it did arrive, once.
+        await emulator.wait_for_message(USER, predicate=lambda m: HINT in (m.text or ""))
+        assert len(prompts_to(under_test, USER)) == 1
+        assert (await run(under_test)).sent == 0  # and nothing re-sends it
+        assert len(prompts_to(under_test, USER)) == 1
+    finally:
+        await under_test.stop()
+
+
+async def test_a_reply_after_a_timed_out_prompt_is_kept(
+    emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
+) -> None:
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    under_test = BotUnderTest(emulator, settings, clock)
+    await under_test.start()
+    try:
+        await join(under_test)
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        under_test.clock.set(utc(2026, 12, 1, 7, 30))
+        await run(under_test)
+        await emulator.wait_for_message(USER, predicate=lambda m: HINT in (m.text or ""))
+        under_test.skip_all()
+        under_test.clock.advance(timedelta(minutes=10))
+        await under_test.send("it did arrive, and here is my answer")
+        await under_test.next(containing="Saved to your journal")
+    finally:
+        await under_test.stop()
+
+
+async def test_skip_today_on_yesterdays_prompt_skips_today(bot: BotUnderTest) -> None:
+    yesterday = await prompt_arrives(bot)  # Tue 1 Dec, 07:30 London
+    bot.clock.set(utc(2026, 12, 2, 6, 0))  # Wednesday, before its check-in
+    await bot.press(yesterday, "Skip today")
+    await bot.settle()
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 0  # Wednesday's was skipped, as the button said
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
+    assert (await run(bot)).sent == 1  # and Thursday's comes as usual
+
+
+async def test_forged_journal_page_is_ignored(bot: BotUnderTest) -> None:
+    await join(bot)
+    await bot.send("/journal")
+    shown = await bot.next(containing="journal")
+    for data in ("jrn:²", "jrn:-5", "jrn:99999999", "jrn:", "jrn:1e3"):
+        await bot.press(shown, data=data)
+    await bot.settle()
+    assert not [m for m in bot.unread() if "went wrong" in (m.text or "")]
