@@ -42,16 +42,23 @@ Tx = Callable[..., str]
 # --- the prompt message ---------------------------------------------------------------
 
 
-def prompt_text(tx: Tx, prompt: str, *, neutral: bool) -> str:
-    """With neutral wording the first line, the one a lock screen shows, says nothing more
-    than that a check-in arrived; otherwise the prompt itself opens the message."""
+def prompt_text(tx: Tx, prompt: str, *, neutral: bool, shown: bool = False) -> str:
+    """With neutral wording the message holds nothing but a plain header until the person
+    taps "Show": expanded notifications and lock screens show several lines, not just the
+    first. Otherwise the prompt itself opens the message."""
     body = f"{prompt}\n\n{tx('daily.reply_hint')}"
-    return f"{tx('daily.neutral_header')}\n\n{body}" if neutral else body
+    if not neutral:
+        return body
+    if not shown:
+        return f"{tx('daily.neutral_header')}\n\n{tx('daily.neutral_tap')}"
+    return f"{tx('daily.neutral_header')}\n\n{body}"
 
 
-def prompt_buttons(tx: Tx, local_date: str) -> list[list[Button]]:
+def prompt_buttons(tx: Tx, local_date: str, *, show: bool = False) -> list[list[Button]]:
     # The date rides along so a button on an old prompt cannot act on today's.
+    rows: list[list[Button]] = [[(tx("daily.btn_show"), f"dly:show:{local_date}")]] if show else []
     return [
+        *rows,
         [(tx("daily.btn_snooze"), f"dly:snooze:{local_date}")],
         [(tx("daily.btn_skip"), f"dly:skip:{local_date}"), (tx("daily.btn_pause"), "dly:pause")],
     ]
@@ -62,11 +69,14 @@ def make_sender(app: StApp, services: Services) -> Sender:
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
-        markup = markups.get(claim.local_date)
+        cache_key = f"{claim.local_date}:{claim.neutral}"
+        markup = markups.get(cache_key)
         if markup is None:
             if len(markups) > 8:
                 markups.clear()
-            markup = markups[claim.local_date] = keyboard(prompt_buttons(tx, claim.local_date))
+            markup = markups[cache_key] = keyboard(
+                prompt_buttons(tx, claim.local_date, show=claim.neutral)
+            )
         message = await app.bot.send_message(
             claim.chat_id,
             prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
@@ -167,7 +177,10 @@ class Daily:
         day, _, origin = rest.partition(":")
         from_settings = origin == "s"
         tx = context.services.tx
-        if action in ("snooze", "skip") and not _is_date(day):
+        if action in ("snooze", "skip", "show") and not _is_date(day):
+            return
+        if action == "show":
+            await self._show_prompt(update, context, person, day)
             return
         if action == "snooze":
             result = await self.dispatcher.snooze(person, day)
@@ -202,6 +215,20 @@ class Daily:
             return
         if from_settings:
             await self.features.setup.show_settings(update, context, person)
+
+    async def _show_prompt(
+        self, update: Update, context: Context, person: Person, day: str
+    ) -> None:
+        """Neutral wording: reveal the prompt in place, when the person chooses to."""
+        query = update.callback_query
+        record = await self.dispatcher.store.record(person.person_id, day)
+        prompt = self._prompts.get(record.prompt_id) if record is not None else None
+        if query is None or not isinstance(query.message, Message) or prompt is None:
+            return
+        tx = context.services.tx
+        text = prompt_text(tx, prompt, neutral=True, shown=True)
+        with contextlib.suppress(BadRequest):  # already shown, or too old to edit
+            await query.message.edit_text(text, reply_markup=keyboard(prompt_buttons(tx, day)))
 
     async def _skip(
         self, update: Update, context: Context, person: Person, day: str, *, from_settings: bool
@@ -275,6 +302,9 @@ class Daily:
             return False
         await self.journal.add(person, prompt_id, message.message_id, text)
         log.info("journal entry saved")
+        if person.profile.discreet:
+            # As with worksheet answers: once sealed, the words leave the chat.
+            await delete_quietly(context, person.chat_id, [message.message_id])
         if context.crisis is None:
             # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same.
             await say(context, person.chat_id, context.services.tx("journal.saved"), person=person)

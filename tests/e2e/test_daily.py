@@ -86,7 +86,12 @@ async def person(bot: BotUnderTest, user: int = USER) -> Person:
 
 
 def prompts_to(bot: BotUnderTest, user: int = USER) -> list[SentMessage]:
-    return [m for m in bot.emu.messages_to(user) if HINT in (m.text or "")]
+    # A neutral prompt shows only its header until "Show" is tapped.
+    return [
+        m
+        for m in bot.emu.messages_to(user)
+        if HINT in (m.text or "") or (m.text or "").startswith("Your daily check-in")
+    ]
 
 
 async def record(bot: BotUnderTest, user: int, day: str) -> DeliveryRow | None:
@@ -257,6 +262,13 @@ async def test_neutral_wording_and_silent(bot: BotUnderTest) -> None:
     [quiet] = prompts_to(bot)
     assert (quiet.text or "").splitlines()[0] == "Your daily check-in"
     assert quiet.disable_notification
+    # Nothing else in it until the person asks: previews show more than one line.
+    assert not any(p.text[:30] in (quiet.text or "") for p in bot.services.content.prompts)
+    await bot.press(quiet, "Show")
+    shown = await bot.find("Your words are kept")
+    assert shown.message_id == quiet.message_id
+    assert any(p.text[:30] in (shown.text or "") for p in bot.services.content.prompts)
+    assert "Show" not in [label for label, _ in buttons_of(shown)]
     [plain] = prompts_to(bot, LONDON)
     first_line = (plain.text or "").splitlines()[0]
     assert first_line != "Your daily check-in"
@@ -645,3 +657,15 @@ async def test_forged_journal_page_is_ignored(bot: BotUnderTest) -> None:
         await bot.press(shown, data=data)
     await bot.settle()
     assert not [m for m in bot.unread() if "went wrong" in (m.text or "")]
+
+
+async def test_discreet_mode_removes_journal_replies(bot: BotUnderTest) -> None:
+    await join(bot, discreet=True)
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    await run(bot)
+    [prompt] = prompts_to(bot)
+    reply = await bot.send("words I don't want left here", reply_to_message_id=prompt.message_id)
+    await bot.find("Saved to your journal")
+    await bot.settle()
+    assert reply in bot.emu.deleted_ids(USER)
+    assert await entries(bot) == ["words I don't want left here"]
