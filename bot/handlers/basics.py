@@ -114,8 +114,14 @@ class Basics:
                 await self._not_started(update, context)
             return
         await remember(context.services, person, message)
+        if not person.active:
+            # They came back by writing rather than /start: sends may resume.
+            await context.services.people.update_chat(person, chat.id)
+            for hook in self.setup.schedule_changed:
+                await hook(context, person)
         text = message.text.strip()
-        if message.reply_to_message is not None and text:
+        replying = message.reply_to_message is not None and bool(text)
+        if replying:
             # An explicit reply (to a check-in) goes where it points, even mid-worksheet.
             for idle in self.router.idle:
                 if await idle(update, context, person, text):
@@ -130,9 +136,10 @@ class Basics:
                 return
             await route(update, context, person, text)
             return
-        for idle in self.router.idle:
-            if await idle(update, context, person, text):
-                return
+        if not replying:  # a reply has been offered to these already
+            for idle in self.router.idle:
+                if await idle(update, context, person, text):
+                    return
         if context.crisis is None:
             await say(context, chat.id, context.services.tx("fallback.text"), person=person)
 

@@ -95,7 +95,3 @@ class JournalStore:
             "SELECT COUNT(*) AS n FROM journal WHERE person_id = ?", (person_id,)
         )
         return 0 if row is None else int(row["n"])
-
-    async def delete_all(self, person_id: str) -> None:
-        await self.db.execute("DELETE FROM journal WHERE person_id = ?", (person_id,))
-        await self.db.checkpoint()

@@ -44,16 +44,6 @@ class PeopleStore:
         )
         return None if row is None else _person(row)
 
-    async def get_many(self, person_ids: list[str]) -> list[PersonRow]:
-        if not person_ids:
-            return []
-        marks = ",".join("?" * len(person_ids))
-        rows = await self.db.fetch_all(
-            f"SELECT {_COLUMNS} FROM people WHERE person_id IN ({marks})",  # noqa: S608 - placeholders only
-            person_ids,
-        )
-        return [_person(r) for r in rows]
-
     async def insert(
         self, person_id: str, chat_enc: bytes, profile_enc: bytes, state: str, now: int
     ) -> None:
@@ -88,14 +78,6 @@ class PeopleStore:
         await self.db.execute(
             f"UPDATE people SET {', '.join(sets)} WHERE person_id = ?",  # noqa: S608 - fixed column names
             params,
-        )
-
-    async def set_next_due(
-        self, person_id: str, due_utc: int | None, local_date: str | None
-    ) -> None:
-        await self.db.execute(
-            "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?",
-            (due_utc, local_date, person_id),
         )
 
     async def delete(self, person_id: str) -> None:

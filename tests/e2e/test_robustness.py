@@ -227,3 +227,16 @@ def test_settings_repr_hides_secrets(tmp_path: Path) -> None:
     assert settings.token is not None and settings.master_key is not None
     assert settings.token not in repr(settings)
     assert repr(settings.master_key) not in repr(settings)
+
+
+async def test_writing_again_after_blocking_reactivates(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    bot.emu.block(USER)
+    await bot.send("/guide")
+    await bot.settle()
+    people = bot.services.people
+    bot.emu.unblock(USER)
+    await bot.send("hello again")  # no /start: just writing
+    await bot.next(containing="/worksheets")
+    row = await people.store.get(people.person_id(USER))
+    assert row is not None and row.active
