@@ -498,13 +498,18 @@ class Dispatcher:
                 self._buffer_failed(claim)
                 return
             claim = current
+            send_started = int(self._clock().timestamp())
             try:
                 message_id = await self._sender(claim)
             except Forbidden:
                 report.blocked += 1
                 self._buffer_failed(claim)
                 try:
-                    await self.store.deactivate(claim.person_id, int(self._clock().timestamp()))
+                    await self.store.deactivate(
+                        claim.person_id,
+                        int(self._clock().timestamp()),
+                        unless_changed_after=send_started,
+                    )
                 except Exception as exc:
                     log.warning("daily: could not mark blocked person: %s", type(exc).__name__)
             except TimedOut:

@@ -283,12 +283,14 @@ class DeliveryStore:
                 restore_due,
             )
 
-    async def deactivate(self, person_id: str, now: int) -> None:
-        """Telegram said the bot is blocked: no more sends until they /start again."""
+    async def deactivate(self, person_id: str, now: int, *, unless_changed_after: int) -> None:
+        """Telegram said the bot is blocked: no more sends until they come back. A row
+        changed since the send began (they unblocked and wrote /start meanwhile) is left
+        alone, so a late 403 cannot undo their return."""
         await self.db.execute(
             "UPDATE people SET active = 0, next_due_utc = NULL, next_due_date = NULL,"
-            " updated_at = ? WHERE person_id = ?",
-            (now, person_id),
+            " updated_at = ? WHERE person_id = ? AND updated_at <= ?",
+            (now, person_id, unless_changed_after),
         )
 
     # --- one person ---------------------------------------------------------------------
