@@ -32,6 +32,15 @@ START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # a Monday
 _CONTENT: Content | None = None
 
 
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from tests.reporting import LINES  # noqa: PLC0415 - only at the end of the run
+
+    if LINES:
+        terminalreporter.section("measured by the tests")
+        for line in LINES:
+            terminalreporter.write_line(line)
+
+
 def shared_content() -> Content:
     """Content is immutable; loading it once keeps the suite fast."""
     global _CONTENT  # noqa: PLW0603

@@ -28,6 +28,7 @@ from bot.services.crisis import (
     normalize,
     validate_terms,
 )
+from tests.reporting import report
 
 ROOT = FilePath(__file__).resolve().parents[2]
 TERMS_FILE = ROOT / "content" / "crisis_terms.yaml"
@@ -113,7 +114,7 @@ def test_recall_on_must_trigger_is_complete() -> None:
         if got != expected:
             failures.append(f"line {number}: {message!r} expected {expected}, got {got}")
     total = len(_must_trigger())
-    print(f"\ncrisis recall: {total - len(failures)}/{total} with the expected kind")
+    report(f"crisis recall: {total - len(failures)}/{total} with the expected kind")
     assert not failures, "\n".join(failures)
 
 
@@ -126,7 +127,7 @@ def test_false_triggers_on_must_not_trigger() -> None:
         if match is not None:
             hits.append(f"line {number}: {message!r} -> {sorted(match.kinds)}")
     rate = len(hits) / len(lines)
-    print(f"\ncrisis false-trigger rate: {len(hits)}/{len(lines)} = {rate:.1%}")
+    report(f"crisis false-trigger rate: {len(hits)}/{len(lines)} = {rate:.1%}")
     assert not hits, "\n".join(hits)
 
 
