@@ -42,6 +42,20 @@ async def current_person(update: Update, context: Context) -> Person | None:
     return await context.services.people.load(user.id)
 
 
+async def command_person(update: Update, context: Context, *, missing: str) -> Person | None:
+    """The person behind a command, with the command's id noted for /clear; someone not yet
+    known gets the text `missing` (a texts key) and None."""
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    person = await current_person(update, context)
+    if person is None:
+        await say(context, chat.id, context.services.tx(missing))
+        return None
+    await remember(context.services, person, update.effective_message)
+    return person
+
+
 async def remember(services: Services, person: Person | None, message: Message | None) -> None:
     """Keep the id (never the text) of a message so /clear can delete it within 48 hours."""
     if person is None or message is None:

@@ -20,7 +20,14 @@ from telegram.error import BadRequest
 
 from bot.app import Features, StApp
 from bot.context import SERVICES_KEY, Context, Services
-from bot.handlers.common import Button, current_person, delete_quietly, keyboard, remember, say
+from bot.handlers.common import (
+    Button,
+    command_person,
+    current_person,
+    delete_quietly,
+    keyboard,
+    say,
+)
 from bot.problems import TELEGRAM_MESSAGE_LIMIT
 from bot.services.delivery import TICK, Claim, Dispatcher, Sender, Snooze, schedule_of
 from bot.services.journal import Entry, JournalService
@@ -319,16 +326,11 @@ class Daily:
     # --- /journal -----------------------------------------------------------------------
 
     async def show_journal(self, update: Update, context: Context) -> None:
-        chat = update.effective_chat
-        if chat is None:
-            return
-        person = await current_person(update, context)
+        person = await command_person(update, context, missing="start.not_started")
         if person is None:
-            await say(context, chat.id, context.services.tx("start.not_started"))
             return
-        await remember(context.services, person, update.effective_message)
         text, buttons = await self._page(context, person, 0)
-        await say(context, chat.id, text, person=person, buttons=buttons, protect=True)
+        await say(context, person.chat_id, text, person=person, buttons=buttons, protect=True)
 
     async def on_journal_button(self, update: Update, context: Context, arg: str) -> None:
         query = update.callback_query

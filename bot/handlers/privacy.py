@@ -11,9 +11,9 @@ from telegram.error import TelegramError
 from bot.context import Context
 from bot.handlers.common import (
     Button,
+    command_person,
     current_person,
     delete_quietly,
-    remember,
     replace_or_say,
     say,
 )
@@ -48,15 +48,9 @@ async def ask_to_forget(update: Update, context: Context, person: Person) -> Non
 
 
 async def forget(update: Update, context: Context) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
-    person = await current_person(update, context)
-    if person is None:
-        await say(context, chat.id, context.services.tx("forget.nothing"))
-        return
-    await remember(context.services, person, update.effective_message)
-    await ask_to_forget(update, context, person)
+    person = await command_person(update, context, missing="forget.nothing")
+    if person is not None:
+        await ask_to_forget(update, context, person)
 
 
 async def recent_message_ids(context: Context, person_id: str) -> list[int]:
@@ -67,19 +61,13 @@ async def recent_message_ids(context: Context, person_id: str) -> list[int]:
 
 
 async def clear(update: Update, context: Context) -> None:
-    chat = update.effective_chat
-    if chat is None:
-        return
-    person = await current_person(update, context)
-    tx = context.services.tx
+    person = await command_person(update, context, missing="forget.nothing")
     if person is None:
-        await say(context, chat.id, tx("forget.nothing"))
         return
-    await remember(context.services, person, update.effective_message)
     ids = await recent_message_ids(context, person.person_id)
-    await delete_quietly(context, chat.id, ids)
+    await delete_quietly(context, person.chat_id, ids)
     await context.services.people.store.forget_messages(person.person_id, ids)
-    await say(context, chat.id, tx("clear.done"), person=person)
+    await say(context, person.chat_id, context.services.tx("clear.done"), person=person)
 
 
 async def on_button(update: Update, context: Context, arg: str) -> None:
