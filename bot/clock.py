@@ -29,3 +29,19 @@ class ManualClock:
 
     def set(self, when: datetime) -> None:
         self.now = when.astimezone(UTC)
+
+
+class ShiftedClock:
+    """Real time plus an offset that only grows: the sandbox's "later" command lets a
+    content author see tomorrow's check-in without waiting for it."""
+
+    def __init__(self) -> None:
+        self.offset = timedelta()
+
+    def __call__(self) -> datetime:
+        return system_clock() + self.offset
+
+    def skip(self, delta: timedelta) -> None:
+        if delta < timedelta():
+            raise ValueError("time only moves forward")
+        self.offset += delta

@@ -9,10 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import re
 import sys
+from collections.abc import Coroutine
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from bot.clock import ShiftedClock
 from bot.config import Settings
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.runtime import Runtime
@@ -24,6 +28,8 @@ HELP = """Sandbox commands:
   <number>    press the button with that number
   :edit N T   edit your message number N to text T
   :sticker    send a sticker   :photo [caption]   send a photo
+  :next       jump the sandbox's clock to your next check-in and deliver it
+  :later 12h  move the sandbox's clock ahead (h or m); a check-in over 2 h late is skipped
   :quit       stop (Ctrl-D works too)"""
 
 
@@ -33,9 +39,25 @@ def _buttons(message: SentMessage) -> list[tuple[str, str]]:
     return [(b.get("text", ""), b.get("callback_data", "")) for row in rows for b in row]
 
 
+def parse_later(text: str) -> timedelta | None:
+    match = re.fullmatch(r"\s*(\d{1,4})\s*([hm])\s*", text)
+    if match is None:
+        return None
+    amount = int(match.group(1))
+    return timedelta(hours=amount) if match.group(2) == "h" else timedelta(minutes=amount)
+
+
 class Terminal:
-    def __init__(self, emulator: BotApiEmulator) -> None:
+    def __init__(
+        self,
+        emulator: BotApiEmulator,
+        runtime: Runtime | None = None,
+        clock: ShiftedClock | None = None,
+    ) -> None:
         self.emu = emulator
+        self.runtime = runtime
+        self.clock = clock
+        self.tasks: set[asyncio.Task[None]] = set()
         self.seen: dict[int, tuple[int, bool]] = {}  # message id -> (edits, deleted)
         self.pressable: dict[int, tuple[int, str]] = {}
         self.next_number = 1
@@ -63,6 +85,31 @@ class Terminal:
                 self.pressable[number] = (message.message_id, data)
                 print(f"  [{number}] {text}")
 
+    def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(job)
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _next_check_in(self) -> None:
+        services = self.runtime.services if self.runtime is not None else None
+        if services is None or self.clock is None:
+            return
+        row = await services.people.store.get(services.people.person_id(SANDBOX_USER))
+        if row is None or row.next_due_utc is None:
+            print("  (sandbox: no check-in is scheduled; choose a time in /settings)")
+            return
+        due = datetime.fromtimestamp(row.next_due_utc, UTC)
+        if due > self.clock():
+            self.clock.skip(due - self.clock() + timedelta(seconds=1))
+        print(f"  (sandbox: the clock now reads {self.clock():%a %d %b %H:%M} UTC)")
+        await self._deliver_due()
+
+    async def _deliver_due(self) -> None:
+        services = self.runtime.services if self.runtime is not None else None
+        daily = services.extras.get("daily") if services is not None else None
+        if daily is not None:
+            await daily.run_once()
+
     async def watch(self) -> None:
         while True:
             self.show_changes()
@@ -87,6 +134,16 @@ class Terminal:
             _, number, new_text = [*text.split(" ", 2), "", ""][:3]
             if number.isdigit() and new_text:
                 self.emu.user_edits(SANDBOX_USER, int(number), new_text)
+        elif text.strip() == ":next":
+            self._spawn(self._next_check_in())
+        elif text.startswith(":later"):
+            delta = parse_later(text[len(":later") :])
+            if delta is None or self.clock is None:
+                print("  (sandbox: try :later 12h or :later 30m)")
+            else:
+                self.clock.skip(delta)
+                print(f"  (sandbox: the clock now reads {self.clock():%a %d %b %H:%M} UTC)")
+                self._spawn(self._deliver_due())
         elif text.strip() == ":sticker":
             self.emu.user_sends(SANDBOX_USER, sticker=True)
         elif text.startswith(":photo"):
@@ -99,15 +156,17 @@ class Terminal:
 
 
 async def run_sandbox(data_dir: Path, settings: Settings) -> int:
-    emulator = BotApiEmulator()
+    clock = ShiftedClock()
+    emulator = BotApiEmulator(clock=lambda: clock().timestamp())
     await emulator.start()
     runtime = Runtime(
         dataclasses.replace(
             settings, token=SANDBOX_TOKEN, api_url=emulator.base_url, data_dir=data_dir
-        )
+        ),
+        clock=clock,
     )
     await runtime.start()
-    terminal = Terminal(emulator)
+    terminal = Terminal(emulator, runtime, clock)
     watcher = asyncio.create_task(terminal.watch())
     print(f"Steady sandbox (data in {data_dir}). Type /start to begin, :help for commands.")
     try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 
@@ -20,6 +21,10 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert process.stdin is not None and process.stdout is not None
+    # If an expected line never comes, reading would block for ever: end the process
+    # after a generous deadline so the read loop ends and the test fails with the output.
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
     seen: list[str] = []
 
     def read_until(needle: str) -> None:
@@ -42,11 +47,22 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         read_until("[7] Germany")  # buttons are numbered
         type_line("7")  # pressing a button by its number
         read_until("Europe/Berlin")
+        read_until("check-in once a day")
+        type_line("07:30")
+        read_until("Could someone else read")
+        while not seen[-1].rstrip().endswith("] No"):  # the "No" button, not "Not now"
+            read_until("] No")
+        number = seen[-1].split("[")[1].split("]")[0]
+        type_line(number)
+        read_until("All set")
         type_line("help")
         read_until("110")
+        type_line(":next")  # a content author sees tomorrow's check-in now
+        read_until("Your words are kept")
         type_line(":quit")
         assert process.wait(timeout=30) == 0
     finally:
+        watchdog.cancel()
         if process.poll() is None:
             process.kill()
     output = "".join(seen)
