@@ -80,16 +80,15 @@ def build_application(
 ) -> tuple[StApp, Features]:
     settings = services.settings
     assert settings.token is not None
+    processor = CrisisFirstUpdateProcessor(
+        lambda text: services.content.detector.detect(text) is not None
+    )
     builder = (
         ApplicationBuilder()
         .token(settings.token)
         .context_types(ContextTypes(context=Context))
         .rate_limiter(SendPolicy(throttle=throttle, base_delay=backoff))
-        .concurrent_updates(
-            CrisisFirstUpdateProcessor(
-                lambda text: services.content.detector.detect(text) is not None
-            )
-        )
+        .concurrent_updates(processor)
         # Enough connections for the concurrent updates' and the daily prompts' sends.
         .request(http_transport(settings.http_timeout, pool=64))
         .get_updates_request(http_transport(settings.http_timeout, pool=1))
@@ -98,6 +97,11 @@ def build_application(
         builder = builder.base_url(settings.api_url)
     app: StApp = builder.build()
     app.bot_data[SERVICES_KEY] = services
+
+    async def early_reply(update: Update) -> None:
+        await crisis.reply_early(update, app)
+
+    processor.early_reply = early_reply
     services.urgent_bot = ExtBot(
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",

@@ -5,22 +5,27 @@ order.
   hundreds of other people's answers. We run updates from different chats concurrently.
 - Full concurrency would let two quick messages from one person race (the second part of
   an answer overtaking the first), so each chat has a lock: arrival order within a
-  conversation, no head-of-line blocking across people. Crisis messages skip it.
+  conversation, no head-of-line blocking across people.
 - PTB takes every fetched update off its queue at once and parks it on a concurrency
   semaphore, so under load that semaphore's queue is where updates wait. PTB's own
-  semaphore (in its final `process_update`) is therefore left wide open, and ours, in
-  `do_process_update`, is skipped by a crisis message (the same cheap check the crisis
-  handler makes). A modest limit keeps the event loop responsive enough for it.
+  semaphore (in its final `process_update`) is therefore left wide open. A crisis message
+  (the same cheap check the crisis handler makes) gets its reply sent here, before any
+  lock or limit; the rest of it (a worksheet answer, say) then waits for its chat's turn
+  like any message. A modest limit keeps the event loop responsive.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
+
+log = logging.getLogger(__name__)
 
 MAX_CONCURRENT_UPDATES = 32
 # PTB's semaphore must never be the one updates queue on (see above).
@@ -36,8 +41,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         super().__init__(_UNBOUNDED)
         self._slots = asyncio.Semaphore(max_concurrent_updates)
         self._is_crisis = is_crisis
-        self._locks: dict[int, asyncio.Lock] = {}
-        self._waiting: dict[int, int] = {}
+        # Per chat, the updates in arrival order; the first one runs.
+        self._turns: dict[int, deque[asyncio.Future[None]]] = {}
+        # Set by app.py: sends the crisis reply for an urgent update before anything waits.
+        self.early_reply: Callable[[Update], Awaitable[None]] | None = None
 
     def is_urgent(self, update: object) -> bool:
         if not isinstance(update, Update):
@@ -51,31 +58,53 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         return text.startswith(("/sos", "/help")) or self._is_crisis(text)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        if self.is_urgent(update):
-            # Not even the person's own previous update (which may be waiting out a 429)
-            # holds the reply back. Answer parts are ordered by message id, not by arrival,
-            # so a crisis message overtaking an earlier part loses nothing.
-            await coroutine
-            return
         chat = update.effective_chat if isinstance(update, Update) else None
         if chat is None:
             async with self._slots:
                 await coroutine
             return
-        key = chat.id
-        lock = self._locks.setdefault(key, asyncio.Lock())
-        self._waiting[key] = self._waiting.get(key, 0) + 1
+        # The place in the chat's queue is taken before the first await: PTB starts update
+        # tasks in arrival order, so places follow arrival even if the reply below is slow.
+        turn = self._take_turn(chat.id)
         try:
-            # The chat's turn first, then a slot: a burst from one chat waits on its own
-            # lock without holding slots that other people need.
-            async with lock, self._slots:
+            urgent = self.is_urgent(update)
+            if urgent and self.early_reply is not None and isinstance(update, Update):
+                # The reply goes out now, ahead of everything, even the person's own previous
+                # update (which may be waiting out a 429). What the message means otherwise
+                # (a worksheet answer, a journal entry) is handled below in the chat's order,
+                # so it is filed against the question the person was looking at.
+                try:
+                    await self.early_reply(update)
+                except Exception as exc:  # the crisis group tries again in order
+                    log.warning("early crisis reply failed: %s", type(exc).__name__)
+            await turn
+            # The chat's turn first, then a slot: a burst from one chat waits without
+            # holding slots others need. A crisis message takes none: it must not queue.
+            if urgent:
                 await coroutine
+            else:
+                async with self._slots:
+                    await coroutine
         finally:
-            self._waiting[key] -= 1
-            if self._waiting[key] == 0:
-                # Forget idle chats so the table does not grow with every person ever seen.
-                del self._waiting[key]
-                del self._locks[key]
+            self._end_turn(chat.id, turn)
+
+    def _take_turn(self, chat_id: int) -> asyncio.Future[None]:
+        queue = self._turns.setdefault(chat_id, deque())
+        turn: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        queue.append(turn)
+        if len(queue) == 1:
+            turn.set_result(None)
+        return turn
+
+    def _end_turn(self, chat_id: int, turn: asyncio.Future[None]) -> None:
+        queue = self._turns[chat_id]
+        was_first = queue[0] is turn
+        queue.remove(turn)
+        if not queue:
+            del self._turns[chat_id]  # idle chats leave no trace
+        elif was_first and not queue[0].done():
+            # A cancelled waiter's future is done already; its own cleanup passes the turn on.
+            queue[0].set_result(None)
 
     async def initialize(self) -> None:
         return None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
+from typing import Any
 
 from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
@@ -19,7 +20,7 @@ from bot.context import Context
 from bot.handlers.common import Button, delete_quietly, is_private, say
 from bot.handlers.router import Router
 from bot.handlers.setup import country_name
-from bot.services.crisis import CrisisKind
+from bot.services.crisis import CrisisKind, CrisisMatch
 from bot.services.crisis_reply import compose_full_list, compose_reply
 
 log = logging.getLogger(__name__)
@@ -116,9 +117,42 @@ async def _count(context: Context, kind: CrisisKind) -> None:
         log.warning("crisis count not stored: %s", type(exc).__name__)
 
 
+EARLY_KEY = "steady.crisis.early"
+Early = tuple[CrisisMatch, Message | None]
+
+
+def _early(application: Any) -> dict[int, Early]:
+    found: dict[int, Early] = application.bot_data.setdefault(EARLY_KEY, {})
+    return found
+
+
+async def reply_early(update: Update, application: Any) -> None:
+    """Called by the update processor for a crisis message before it waits for anything;
+    the crisis group below then finds the reply sent (keyed by update id)."""
+    if not is_private(update):
+        return
+    context = Context.from_update(update, application)
+    message = update.effective_message
+    text = (message.text or message.caption or "") if message is not None else ""
+    command = text.split(maxsplit=1)[0].split("@")[0] if text.startswith("/") else ""
+    if command in ("/sos", "/help"):
+        await _sos(update, context, guide=command == "/help")
+        _early(application)[update.update_id] = (CrisisMatch(CrisisKind.GENERAL, frozenset()), None)
+        return
+    match = context.services.content.detector.detect(text) if text else None
+    if match is None or command:
+        return
+    sent = await send_crisis_reply(update, context, match.kind, message)
+    _early(application)[update.update_id] = (match, sent)
+
+
 async def on_message(update: Update, context: Context) -> None:
     message = update.effective_message
     if message is None or not is_private(update):
+        return
+    early = _early(context.application).pop(update.update_id, None)
+    if early is not None:
+        context.crisis, context.crisis_reply = early
         return
     text = message.text or message.caption
     if not text or text.startswith("/"):
@@ -127,21 +161,32 @@ async def on_message(update: Update, context: Context) -> None:
     if match is None:
         return
     context.crisis = match
-    context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
+    try:
+        context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
+    except Exception as exc:
+        # Whatever Telegram said, what they wrote must still be saved by the later groups.
+        log.warning("crisis reply not sent: %s", type(exc).__name__)
+
+
+async def _sos(update: Update, context: Context, *, guide: bool) -> None:
+    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
+    if guide:
+        await send_urgent(update, context, context.services.tx("guide.text"))
 
 
 async def on_sos(update: Update, context: Context) -> None:
     if not is_private(update):
         return
-    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
+    if _early(context.application).pop(update.update_id, None) is None:
+        await _sos(update, context, guide=False)
     raise ApplicationHandlerStop
 
 
 async def on_help(update: Update, context: Context) -> None:
     if not is_private(update):
         return
-    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
-    await send_urgent(update, context, context.services.tx("guide.text"))
+    if _early(context.application).pop(update.update_id, None) is None:
+        await _sos(update, context, guide=True)
     raise ApplicationHandlerStop
 
 

@@ -560,3 +560,29 @@ async def test_whitespace_stickers_and_helpers(bot: BotUnderTest) -> None:
     await bot.next(containing="only read text")
     await bot.settle()
     assert await saved_answers(bot) == {}
+
+
+async def test_a_slow_crisis_reply_does_not_misfile_the_answer(bot: BotUnderTest) -> None:
+    """Crisis text typed at question 1, then Next tapped at once while the crisis reply is
+    slow: the text belongs to question 1, and question 2 stays empty."""
+    await bot.onboard()
+    await begin(bot)
+    saved = await answer(bot, "first part")
+    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=0.5)
+    await bot.send("and some days I want to die")
+    await bot.press(saved, "Next")
+    await bot.settle()
+    answers = await saved_answers(bot)
+    first, second = (q.id for q in sheet(bot).questions[:2])
+    assert answers[first] == ("first part", "and some days I want to die")
+    assert second not in answers
+
+
+async def test_the_answer_is_kept_when_the_crisis_reply_fails(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await begin(bot)
+    bot.emu.inject_fault("sendMessage", "400", times=2, chat_id=USER)
+    await bot.send("most days I feel unsafe at home")
+    await bot.settle()
+    first = sheet(bot).questions[0].id
+    assert (await saved_answers(bot))[first] == ("most days I feel unsafe at home",)
