@@ -63,7 +63,9 @@ from bot.storage.worksheets import WorksheetStore
 _SERVICE_KEY = "worksheets"
 DEEP_LINK_PREFIX = "ws_"
 # Callback data is `ws:<action>[:<worksheet id>][:<number>]`, at most 64 bytes.
-_ARG = re.compile(r"^([a-z]{2,6})(?::([a-z0-9_]{1,40}))?(?::(\d{1,4}))?$")
+# [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
+# trailing newline through).
+_ARG = re.compile(r"([a-z]{2,6})(?::([a-z0-9_]{1,40}))?(?::([0-9]{1,4}))?")
 _BARE = frozenset({"later", "revx", "exp", "pdf"})
 _WITH_ID = frozenset({"open", "go", "again", "pause", "cpause", "del", "delok", "delno"})
 _WITH_POSITION = frozenset({"next", "back", "clr", "cont", "rev"})
@@ -219,7 +221,11 @@ async def show_question(
 
 
 async def _finish(context: Context, person: Person, worksheet: Worksheet) -> None:
-    person.state = ""
+    step = parse_step(person.state)
+    if step is not None and step.worksheet_id == worksheet.id:
+        # Only this worksheet's question closes: an old button of another worksheet must
+        # not cancel the question waiting on screen.
+        person.state = ""
     if person.profile.active_worksheet == worksheet.id:
         person.profile.active_worksheet = None
     await context.services.people.save(person)
@@ -461,7 +467,7 @@ Action = Callable[[Update, Context, Person, Worksheet | None, int], Awaitable[No
 
 
 async def on_button(update: Update, context: Context, arg: str) -> None:
-    found = _ARG.match(arg) if len(arg) <= 64 else None
+    found = _ARG.fullmatch(arg) if len(arg) <= 64 else None
     if found is None:
         return
     name, worksheet_id, number = found.groups()

@@ -222,7 +222,8 @@ def pdf_safe(text: str) -> tuple[str, bool]:
     """Text the core font can draw, and whether anything had to become "?"."""
     out: list[str] = []
     replaced = False
-    for char in text:
+    # Composed first: "e" + a combining accent becomes "é", which the core font has.
+    for char in unicodedata.normalize("NFC", text):
         if char in _PLAIN:
             out.append(_PLAIN[char])
         elif ord(char) < 256:

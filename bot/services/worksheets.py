@@ -31,7 +31,7 @@ MESSAGE_BUDGET = TELEGRAM_MESSAGE_LIMIT - 96
 QUOTE_BUDGET = 1500
 # An answer is not started at the foot of a page with less room than this.
 _MIN_PIECE = 200
-_STATE = re.compile(r"^ws:([a-z0-9_]{1,40})(?::(\d{1,12}):(\d{1,12}))?$")
+_STATE = re.compile(r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?")
 
 
 # --- the person's step ------------------------------------------------------------------
@@ -51,7 +51,7 @@ class Step:
 
 
 def parse_step(state: str) -> Step | None:
-    found = _STATE.match(state)
+    found = _STATE.fullmatch(state)
     if found is None:
         return None
     return Step(found.group(1), int(found.group(2) or 0), int(found.group(3) or 0))

@@ -586,3 +586,12 @@ async def test_the_answer_is_kept_when_the_crisis_reply_fails(bot: BotUnderTest)
     await bot.settle()
     first = sheet(bot).questions[0].id
     assert (await saved_answers(bot))[first] == ("most days I feel unsafe at home",)
+
+
+async def test_callback_data_with_a_trailing_newline_is_refused(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/worksheets")
+    listing = await bot.next(containing="Worksheets")
+    await bot.press(listing, data=f"ws:open:{WS}\n")
+    await bot.settle()
+    assert not [m for m in bot.unread() if sheet(bot).title in (m.text or "")]

@@ -162,3 +162,11 @@ def test_pdf_says_when_characters_were_replaced() -> None:
     odd = PdfReader(io.BytesIO(build_pdf(document(1, parts=("a 🌱 here",)))))
     text = odd.pages[0].extract_text()
     assert "appear as" in text and "a ? here" in text
+
+
+def test_pdf_safe_composes_decomposed_accents() -> None:
+    from bot.services.export import pdf_safe  # noqa: PLC0415
+
+    text, replaced = pdf_safe("Zoe\u0308 cafe\u0301")
+    assert text == "Zoë café"
+    assert not replaced
