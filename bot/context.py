@@ -17,6 +17,8 @@ from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 
 SERVICES_KEY = "steady.services"
+SAVED_KEY = "steady.saved-updates"
+SAVED_REMEMBERED = 1000  # only the latest matter: errors follow their update closely
 
 
 @dataclass
@@ -49,6 +51,19 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         super().__init__(application, chat_id=chat_id, user_id=user_id)
         self.crisis: CrisisMatch | None = None
         self.crisis_reply: Message | None = None
+
+    def note_saved(self, update_id: int) -> None:
+        """What the person wrote in this update is stored: if handling fails after this,
+        the apology must not ask them to send it again. (PTB gives the error handler a
+        fresh context, so this lives in the application's data, by update id.)"""
+        saved: dict[int, None] = self.application.bot_data.setdefault(SAVED_KEY, {})
+        saved[update_id] = None
+        while len(saved) > SAVED_REMEMBERED:
+            del saved[next(iter(saved))]
+
+    def was_saved(self, update_id: int) -> bool:
+        saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
+        return update_id in saved
 
     @property
     def services(self) -> Services:

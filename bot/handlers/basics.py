@@ -193,8 +193,9 @@ async def on_error(update: object, context: Context) -> None:
     chat = update.effective_chat
     if chat is None or not is_private(update):
         raise ApplicationHandlerStop
+    key = "errors.saved_anyway" if context.was_saved(update.update_id) else "errors.generic"
     try:
-        await context.bot.send_message(chat.id, context.services.tx("errors.generic"))
+        await context.bot.send_message(chat.id, context.services.tx(key))
     except Exception as exc:
         log.warning("could not send the error reply: %s", type(exc).__name__)
     # One apology is the whole answer: the fallback group must not add "unknown command".

@@ -308,6 +308,7 @@ class Daily:
         if prompt_id is None:
             return False
         await self.journal.add(person, prompt_id, message.message_id, text)
+        context.note_saved(update.update_id)
         log.info("journal entry saved")
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.

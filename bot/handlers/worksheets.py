@@ -362,6 +362,7 @@ async def on_answer(update: Update, context: Context, person: Person, text: str)
     question = worksheet.questions[row.position]
     # Stored before anything is sent back: once the person sees a reply, it is on disk.
     count = await svc.save_part(person, worksheet, question, message.message_id, text)
+    context.note_saved(update.update_id)
     if person.profile.discreet:
         await _delete(context, person, [message.message_id, step.question_message])
         step.question_message = 0

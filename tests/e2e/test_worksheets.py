@@ -595,3 +595,14 @@ async def test_callback_data_with_a_trailing_newline_is_refused(bot: BotUnderTes
     await bot.press(listing, data=f"ws:open:{WS}\n")
     await bot.settle()
     assert not [m for m in bot.unread() if sheet(bot).title in (m.text or "")]
+
+
+async def test_a_failed_acknowledgement_says_the_answer_is_saved(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await begin(bot)
+    bot.emu.inject_fault("sendMessage", "400", times=1, chat_id=USER)
+    await bot.send("my answer")
+    reply = await bot.next()
+    assert "no need to send it again" in (reply.text or "")
+    first = sheet(bot).questions[0].id
+    assert (await saved_answers(bot))[first] == ("my answer",)
