@@ -37,12 +37,12 @@ from bot.app import Features, StApp
 from bot.context import Context
 from bot.handlers.common import (
     Button,
+    command_person,
     current_person,
     delete_quietly,
     keyboard,
     remember,
     replace_or_say,
-    say,
 )
 from bot.services import export
 from bot.services.people import Person
@@ -270,13 +270,11 @@ async def open_worksheet(context: Context, person: Person, worksheet: Worksheet)
 
 
 async def _person_for_command(update: Update, context: Context) -> Person | None:
-    person = await current_person(update, context)
-    chat = update.effective_chat
-    if person is None:
-        if chat is not None:
-            await say(context, chat.id, context.services.tx("start.not_started"))
-        return None
-    await remember(context.services, person, update.effective_message)
+    person = await command_person(update, context, missing="start.not_started")
+    message = update.effective_message
+    if person is not None and person.profile.discreet and message is not None:
+        # The command itself says what they were doing: it leaves the chat too.
+        await _delete(context, person, [message.message_id])
     return person
 
 
@@ -504,6 +502,8 @@ async def _do_open(
     update: Update, context: Context, person: Person, ws: Worksheet | None, _: int
 ) -> None:
     assert ws is not None
+    if person.profile.discreet:
+        await _release(context, person, _pressed(update))  # the list, with its titles
     await open_worksheet(context, person, ws)
 
 
@@ -671,7 +671,9 @@ async def _do_delete_confirmed(
     await context.services.people.save(person)
     # Their own answer messages leave the chat too, where Telegram still allows it.
     await _delete(context, person, written)
-    text = context.services.tx("worksheets.deleted", title=ws.title)
+    # In discreet mode the note names nothing: it stays on screen for the person to see.
+    key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
+    text = context.services.tx(key, title=ws.title)
     await replace_or_say(context, update, text, person=person)
 
 

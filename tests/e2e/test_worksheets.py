@@ -370,13 +370,14 @@ async def test_discreet_mode_deletes_exactly_the_worksheet_messages(bot: BotUnde
     person = await person_of(bot)
     person.profile.discreet = True
     await bot.services.people.save(person)
-    await bot.send("/worksheets")
+    command = await bot.send("/worksheets")
     listing = await bot.next(containing="Worksheets")
     await bot.press(listing, data=f"ws:open:{WS}")
     intro = await bot.next(containing="Bond or love?")
     await bot.press(intro, "Start")
     q1 = await bot.next(containing="Question 1 of")
-    expected = {intro.message_id}
+    # The command and the list (titles, progress) go as well as the intro.
+    expected = {command, listing.message_id, intro.message_id}
     await bot.settle()
     assert bot.emu.deleted_ids(USER) == expected
 
