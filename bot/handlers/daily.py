@@ -174,6 +174,22 @@ class Daily:
     async def on_schedule_changed(self, context: Context, person: Person) -> None:
         await self.dispatcher.reschedule(person)
 
+    # --- commands (the same choices as the buttons and /settings) -----------------------
+
+    async def pause_command(self, update: Update, context: Context) -> None:
+        if await command_person(update, context, missing="start.not_started") is not None:
+            await self.on_button(update, context, "pause")
+
+    async def skip_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is not None:
+            await self.on_button(update, context, f"skip:{self.dispatcher.today(person)}")
+
+    async def checkin_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is not None:
+            await self.features.setup.show_settings(update, context, person)
+
     # --- buttons ------------------------------------------------------------------------
 
     async def on_button(self, update: Update, context: Context, arg: str) -> None:
@@ -422,7 +438,12 @@ def connect(app: StApp, features: Features) -> None:
     services.extras["daily"] = dispatcher
     services.extras["journal"] = journal
     daily = Daily(features, services, dispatcher, journal)
-    features.commands.append(("journal", daily.show_journal))
+    features.commands += [
+        ("journal", daily.show_journal),
+        ("checkin", daily.checkin_command),
+        ("pause", daily.pause_command),
+        ("skip", daily.skip_command),
+    ]
     features.router.on_callback("dly", daily.on_button)
     features.router.on_callback("jrn", daily.on_journal_button)
     features.router.on_idle_text(daily.on_idle_text)

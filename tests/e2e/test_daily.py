@@ -669,3 +669,20 @@ async def test_discreet_mode_removes_journal_replies(bot: BotUnderTest) -> None:
     await bot.settle()
     assert reply in bot.emu.deleted_ids(USER)
     assert await entries(bot) == ["words I don't want left here"]
+
+
+async def test_check_in_commands(bot: BotUnderTest) -> None:
+    await join(bot)
+    names = [c["command"] for c in bot.emu.commands]
+    assert {"checkin", "pause", "skip"} <= set(names)
+    bot.clock.set(utc(2026, 12, 1, 6, 0))  # Tuesday morning, before the check-in
+    await bot.send("/skip")
+    await bot.next(containing="no check-in today")
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
+    assert (await run(bot)).sent == 0  # Tuesday's was skipped...
+    await bot.send("/pause")
+    await bot.next(containing="paused")
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
+    assert (await run(bot)).sent == 0  # ...and then everything paused
+    await bot.send("/checkin")
+    await bot.next(containing="Your settings")
