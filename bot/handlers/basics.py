@@ -141,7 +141,9 @@ class Basics:
                 if await idle(update, context, person, text):
                     return
         if context.crisis is None:
-            await say(context, chat.id, context.services.tx("fallback.text"), person=person)
+            waiting = person.profile.active_worksheet is not None
+            key = "fallback.worksheet_waiting" if waiting else "fallback.text"
+            await say(context, chat.id, context.services.tx(key), person=person)
 
     async def on_callback(self, update: Update, context: Context) -> None:
         query = update.callback_query

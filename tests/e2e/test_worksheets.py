@@ -187,7 +187,7 @@ async def test_pause_restart_and_resume_days_later(bot: BotUnderTest) -> None:
     await bot.press(q2, "Pause")
     await bot.next(containing="Paused")
     await bot.send("just saying hello")
-    await bot.next(containing="/worksheets")  # not taken as an answer while paused
+    await bot.next(containing="/resume to carry on")  # not taken as an answer while paused
 
     bot.clock.advance(timedelta(days=3))
     await bot.restart()
