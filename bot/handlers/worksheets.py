@@ -149,7 +149,8 @@ async def _leave_step(
         await _strip(pressed)
     await _delete(context, person, ids)
     if step is not None:
-        person.state = Step(step.worksheet_id).state()
+        # No question on screen now, but which one was stays known (see show_question).
+        person.state = Step(step.worksheet_id, position=step.position).state()
 
 
 async def _enter(context: Context, person: Person, worksheet: Worksheet, step: Step) -> None:
@@ -207,6 +208,10 @@ async def show_question(
     context: Context, person: Person, worksheet: Worksheet, position: int, *, lead: str = ""
 ) -> None:
     """Send the question at `position` and make it the step that typed text answers."""
+    before = parse_step(person.state)
+    shown_before = (
+        before.position if before is not None and before.worksheet_id == worksheet.id else -1
+    )
     await _leave_step(context, person)
     if position >= worksheet.question_count:
         await _finish(context, person, worksheet)
@@ -217,7 +222,8 @@ async def show_question(
     answered = bool(answer.parts)
     buttons = _step_buttons(context, worksheet, position, answered=answered, clear=answered)
     sent = await _send(context, person, view, buttons, protect=answered)
-    await _enter(context, person, worksheet, Step(worksheet.id, sent.message_id))
+    step = Step(worksheet.id, sent.message_id, position=position, previous=shown_before)
+    await _enter(context, person, worksheet, step)
 
 
 async def _finish(context: Context, person: Person, worksheet: Worksheet) -> None:
@@ -357,6 +363,16 @@ async def on_answer(update: Update, context: Context, person: Person, text: str)
         await context.services.people.set_state(person, "")
         await open_worksheet(context, person, worksheet)
         return
+    if (
+        step.question_message
+        and message.message_id < step.question_message
+        and 0 <= step.previous < worksheet.question_count
+    ):
+        # Typed while the previous question was still the one on screen (before this one
+        # arrived): it is part of that answer, not this one.
+        await _save_to_previous(context, person, worksheet, step, message.message_id, text)
+        context.note_saved(update.update_id)
+        return
     question = worksheet.questions[row.position]
     # Stored before anything is sent back: once the person sees a reply, it is on disk.
     count = await svc.save_part(person, worksheet, question, message.message_id, text)
@@ -369,6 +385,17 @@ async def on_answer(update: Update, context: Context, person: Person, text: str)
     else:
         await _acknowledge(context, person, worksheet, row.position, step, count)
     await _enter(context, person, worksheet, step)
+
+
+async def _save_to_previous(
+    context: Context, person: Person, worksheet: Worksheet, step: Step, message_id: int, text: str
+) -> None:
+    question = worksheet.questions[step.previous]
+    await service(context).save_part(person, worksheet, question, message_id, text)
+    if person.profile.discreet:
+        await _delete(context, person, [message_id])
+    note = context.services.tx("worksheets.added_to_previous", number=step.previous + 1)
+    await _send(context, person, note)
 
 
 async def _acknowledge(

@@ -31,7 +31,9 @@ MESSAGE_BUDGET = TELEGRAM_MESSAGE_LIMIT - 96
 QUOTE_BUDGET = 1500
 # An answer is not started at the foot of a page with less room than this.
 _MIN_PIECE = 200
-_STATE = re.compile(r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?")
+_STATE = re.compile(
+    r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?(?::([0-9]{1,4}|-1):([0-9]{1,4}|-1))?"
+)
 
 
 # --- the person's step ------------------------------------------------------------------
@@ -42,9 +44,17 @@ class Step:
     worksheet_id: str
     question_message: int = 0
     saved_message: int = 0
+    # The question on screen, and the one on screen before it (-1: none). Text whose
+    # message id is below `question_message` was typed before this question appeared: it
+    # belongs to `previous`.
+    position: int = -1
+    previous: int = -1
 
     def state(self) -> str:
-        return f"{STATE_PREFIX}:{self.worksheet_id}:{self.question_message}:{self.saved_message}"
+        return (
+            f"{STATE_PREFIX}:{self.worksheet_id}:{self.question_message}:{self.saved_message}"
+            f":{self.position}:{self.previous}"
+        )
 
     def message_ids(self) -> list[int]:
         return [m for m in (self.question_message, self.saved_message) if m]
@@ -54,7 +64,13 @@ def parse_step(state: str) -> Step | None:
     found = _STATE.fullmatch(state)
     if found is None:
         return None
-    return Step(found.group(1), int(found.group(2) or 0), int(found.group(3) or 0))
+    return Step(
+        found.group(1),
+        int(found.group(2) or 0),
+        int(found.group(3) or 0),
+        int(found.group(4) or -1),
+        int(found.group(5) or -1),
+    )
 
 
 # --- text with entities -----------------------------------------------------------------

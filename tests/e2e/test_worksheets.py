@@ -607,3 +607,25 @@ async def test_a_failed_acknowledgement_says_the_answer_is_saved(bot: BotUnderTe
     assert "no need to send it again" in (reply.text or "")
     first = sheet(bot).questions[0].id
     assert (await saved_answers(bot))[first] == ("my answer",)
+
+
+async def test_text_typed_before_the_next_question_arrived_stays_with_the_last(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await begin(bot)
+    saved = await answer(bot, "first part")
+    # The next question is slow to arrive; meanwhile the person keeps writing.
+    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=0.5)
+    sends = bot.emu.stats["sendMessage"]
+    await bot.press(saved, "Next")
+    await bot.emu.wait_for_call("sendMessage", count=sends + 1)
+    late = await bot.send("and one more thought about that")
+    q2 = await bot.next(containing="Question 2 of")
+    assert late < q2.message_id  # typed before question 2 was on screen
+    await bot.next(containing="added it to your answer to question 1")
+    await bot.settle()
+    answers = await saved_answers(bot)
+    first, second = (q.id for q in sheet(bot).questions[:2])
+    assert answers[first] == ("first part", "and one more thought about that")
+    assert second not in answers
