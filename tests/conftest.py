@@ -80,6 +80,7 @@ class BotUnderTest:
         self.clock = clock
         self.runtime: Runtime | None = None
         self._cursor: dict[int, int] = {}
+        self.content: Content | None = None  # a test may run edited content
 
     @property
     def services(self) -> Services:
@@ -89,7 +90,7 @@ class BotUnderTest:
     async def start(self) -> None:
         # A short first backoff: retries after injected 5xx/timeouts need not take seconds.
         self.runtime = Runtime(
-            self.settings, clock=self.clock, content=shared_content(), backoff=0.02
+            self.settings, clock=self.clock, content=self.content or shared_content(), backoff=0.02
         )
         await self.runtime.start()
 

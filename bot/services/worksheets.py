@@ -12,6 +12,8 @@ nothing a person wrote ever needs escaping, and a length check is a plain UTF-16
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -34,6 +36,16 @@ _MIN_PIECE = 200
 _STATE = re.compile(
     r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?(?::([0-9]{1,4}|-1):([0-9]{1,4}|-1))?"
 )
+
+
+def _follow_question(row: ProgressRow, worksheet: Worksheet) -> ProgressRow:
+    """The person's place is their question: if content moved it, follow it. A question
+    that no longer exists leaves the stored index, kept within the worksheet."""
+    position = min(row.position, worksheet.question_count)
+    if row.question_id is not None and not row.finished:
+        with contextlib.suppress(KeyError):  # removed from content: keep the index
+            position = worksheet.position_of(row.question_id)
+    return row if position == row.position else dataclasses.replace(row, position=position)
 
 
 # --- the person's step ------------------------------------------------------------------
@@ -140,17 +152,22 @@ class WorksheetService:
         return self.worksheets.get(worksheet_id)
 
     async def progress(self, person: Person, worksheet: Worksheet) -> ProgressRow | None:
-        return await self.store.progress(person.person_id, worksheet.id)
+        row = await self.store.progress(person.person_id, worksheet.id)
+        return None if row is None else _follow_question(row, worksheet)
 
     async def overview(self, person: Person) -> list[tuple[Worksheet, ProgressRow | None]]:
         rows = {r.worksheet_id: r for r in await self.store.all_progress(person.person_id)}
-        return [(w, rows.get(w.id)) for w in self.worksheets.values()]
+        return [
+            (w, _follow_question(rows[w.id], w) if w.id in rows else None)
+            for w in self.worksheets.values()
+        ]
 
     async def in_progress(self, person: Person) -> list[Worksheet]:
         return [w for w, row in await self.overview(person) if row is not None and not row.finished]
 
     async def begin(self, person: Person, worksheet: Worksheet) -> ProgressRow:
-        await self.store.begin(person.person_id, worksheet.id, self._now())
+        first = worksheet.questions[0].id if worksheet.questions else None
+        await self.store.begin(person.person_id, worksheet.id, self._now(), first)
         row = await self.store.progress(person.person_id, worksheet.id)
         assert row is not None
         return row
@@ -159,8 +176,14 @@ class WorksheetService:
         """Go to `position`; past the last question the worksheet is finished (True)."""
         finished = position >= worksheet.question_count
         position = max(0, min(position, worksheet.question_count))
+        question_id = None if finished else worksheet.questions[position].id
         await self.store.move(
-            person.person_id, worksheet.id, position, self._now(), finished=finished
+            person.person_id,
+            worksheet.id,
+            position,
+            self._now(),
+            finished=finished,
+            question_id=question_id,
         )
         return finished
 

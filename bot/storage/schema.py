@@ -89,6 +89,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (
+        2,
+        """
+        -- The id of the question at `position` when it was written: content authors may
+        -- add or remove questions, and a person's place must follow their question, not
+        -- its index. NULL for rows written before this column existed.
+        ALTER TABLE worksheet_progress ADD COLUMN question_id TEXT;
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

@@ -24,6 +24,7 @@ class ProgressRow:
     finished_at: int | None
     started_at: int
     updated_at: int
+    question_id: str | None = None  # the question at `position` when it was written
 
     @property
     def finished(self) -> bool:
@@ -51,6 +52,7 @@ def _progress(row: Row) -> ProgressRow:
         finished_at=None if row["finished_at"] is None else int(row["finished_at"]),
         started_at=int(row["started_at"]),
         updated_at=int(row["updated_at"]),
+        question_id=None if row["question_id"] is None else str(row["question_id"]),
     )
 
 
@@ -65,7 +67,7 @@ def _part(row: Row) -> PartRow:
     )
 
 
-_PROGRESS = "worksheet_id, position, finished_at, started_at, updated_at"
+_PROGRESS = "worksheet_id, position, finished_at, started_at, updated_at, question_id"
 _PARTS = "worksheet_id, question_id, message_id, text_enc, created_at, updated_at"
 # Parts in the order the person wrote them. Message ids rise within a chat, while the time
 # we stored a part need not: a crisis message is handled ahead of one queued before it.
@@ -94,22 +96,31 @@ class WorksheetStore:
         )
         return [_progress(r) for r in rows]
 
-    async def begin(self, person_id: str, worksheet_id: str, now: int) -> None:
+    async def begin(
+        self, person_id: str, worksheet_id: str, now: int, first_question: str | None = None
+    ) -> None:
         """Create the progress row at the first question; an existing row is left alone."""
         await self.db.execute(
-            "INSERT OR IGNORE INTO worksheet_progress"
-            " (person_id, worksheet_id, position, started_at, updated_at) VALUES (?, ?, 0, ?, ?)",
-            (person_id, worksheet_id, now, now),
+            "INSERT OR IGNORE INTO worksheet_progress (person_id, worksheet_id, position,"
+            " question_id, started_at, updated_at) VALUES (?, ?, 0, ?, ?, ?)",
+            (person_id, worksheet_id, first_question, now, now),
         )
 
     async def move(
-        self, person_id: str, worksheet_id: str, position: int, now: int, *, finished: bool
+        self,
+        person_id: str,
+        worksheet_id: str,
+        position: int,
+        now: int,
+        *,
+        finished: bool,
+        question_id: str | None = None,
     ) -> None:
         await self.db.execute(
-            "UPDATE worksheet_progress SET position = ?, updated_at = ?,"
+            "UPDATE worksheet_progress SET position = ?, question_id = ?, updated_at = ?,"
             " finished_at = CASE WHEN ? THEN COALESCE(finished_at, ?) END"
             " WHERE person_id = ? AND worksheet_id = ?",
-            (position, now, int(finished), now, person_id, worksheet_id),
+            (position, question_id, now, int(finished), now, person_id, worksheet_id),
         )
 
     # --- answer parts -------------------------------------------------------------------

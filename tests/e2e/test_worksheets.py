@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import logging
 import sqlite3
@@ -629,3 +630,36 @@ async def test_text_typed_before_the_next_question_arrived_stays_with_the_last(
     first, second = (q.id for q in sheet(bot).questions[:2])
     assert answers[first] == ("first part", "and one more thought about that")
     assert second not in answers
+
+
+async def test_a_place_follows_its_question_when_content_changes(bot: BotUnderTest) -> None:
+    """A content author removes a question someone has already passed: after the update,
+    their place is still the question they were on, and answers go to it."""
+    await bot.onboard()
+    question = await begin(bot)
+    await bot.press(question, "Skip")
+    await bot.next(containing="Question 2 of")
+    await bot.press(await bot.find("Question 2 of"), "Pause")
+    await bot.next(containing="Paused")
+    original = sheet(bot)
+    removed, kept = original.questions[0], original.questions[1]
+    first = original.sections[0]
+    edited = dataclasses.replace(
+        original,
+        sections=(
+            dataclasses.replace(first, questions=first.questions[1:]),
+            *original.sections[1:],
+        ),
+    )
+    content = bot.services.content
+    bot.content = dataclasses.replace(content, worksheets={**content.worksheets, WS: edited})
+    await bot.restart()
+    bot.skip_all()
+    await bot.send("/resume")
+    shown = await bot.next(containing="Question 1 of")
+    assert kept.text[:40] in (shown.text or "")
+    await bot.send("my answer to the kept question")
+    await bot.next(containing="Saved")
+    answers = await saved_answers(bot)
+    assert answers[kept.id] == ("my answer to the kept question",)
+    assert removed.id not in answers
