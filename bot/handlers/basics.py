@@ -141,7 +141,7 @@ class Basics:
                 if await idle(update, context, person, text):
                     return
         if context.crisis is None:
-            waiting = person.profile.active_worksheet is not None
+            waiting = person.profile.active_worksheet in context.services.content.worksheets
             key = "fallback.worksheet_waiting" if waiting else "fallback.text"
             await say(context, chat.id, context.services.tx(key), person=person)
 

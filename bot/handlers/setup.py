@@ -81,7 +81,8 @@ class Setup:
             silent=tx("settings.on") if p.silent else tx("settings.off"),
             discreet=tx("settings.on") if p.discreet else tx("settings.off"),
         )
-        if p.active_worksheet and not person.state.startswith("ws:"):
+        waiting = p.active_worksheet in context.services.content.worksheets
+        if waiting and not person.state.startswith("ws:"):
             text += "\n\n" + tx("settings.worksheet_waiting")
         pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
 

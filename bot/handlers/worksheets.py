@@ -355,7 +355,11 @@ async def on_answer(update: Update, context: Context, person: Person, text: str)
     step = parse_step(person.state)
     worksheet = svc.get(step.worksheet_id) if step is not None else None
     if step is None or worksheet is None:
-        await context.services.people.set_state(person, "")
+        # The worksheet left the content: nothing waits any more, here or in /settings.
+        person.state = ""
+        if person.profile.active_worksheet not in context.services.content.worksheets:
+            person.profile.active_worksheet = None
+        await context.services.people.save(person)
         await show_list(context, person, lead=context.services.tx("worksheets.unknown"))
         return
     row = await svc.progress(person, worksheet)
