@@ -44,6 +44,7 @@ from bot.handlers.common import (
     remember,
     replace_or_say,
 )
+from bot.handlers.privacy import DELETE_WINDOW
 from bot.services import export
 from bot.services.people import Person
 from bot.services.worksheet_model import Worksheet
@@ -93,7 +94,10 @@ async def _send(
     buttons: Sequence[Sequence[Button]] | None = None,
     *,
     protect: bool = False,
+    quotes: str | None = None,
 ) -> Message:
+    """`quotes`: the worksheet whose answers this message shows (deleting those answers
+    deletes the message too)."""
     content = Rich(rich) if isinstance(rich, str) else rich
     entities = [MessageEntity(s.kind, s.offset, s.length) for s in content.spans]
     message = await context.bot.send_message(
@@ -103,7 +107,9 @@ async def _send(
         reply_markup=keyboard(buttons) if buttons else None,
         protect_content=protect,
     )
-    await remember(context.services, person, message)
+    context.services.people.note_message(
+        person.person_id, message.message_id, int(message.date.timestamp()), quotes=quotes
+    )
     return message
 
 
@@ -221,7 +227,9 @@ async def show_question(
     view = question_view(context.services.tx, worksheet, position, answer.parts, lead=lead)
     answered = bool(answer.parts)
     buttons = _step_buttons(context, worksheet, position, answered=answered, clear=answered)
-    sent = await _send(context, person, view, buttons, protect=answered)
+    sent = await _send(
+        context, person, view, buttons, protect=answered, quotes=worksheet.id if answered else None
+    )
     step = Step(worksheet.id, sent.message_id, position=position, previous=shown_before)
     await _enter(context, person, worksheet, step)
 
@@ -665,7 +673,7 @@ async def _do_review(
         label = tx("worksheets.btn_more") if same else tx("worksheets.btn_next_section")
         buttons.append((label, f"ws:rev:{ws.id}:{page + 1}"))
     buttons.append((tx("worksheets.btn_done"), "ws:revx"))
-    await _send(context, person, pages[page].rich, [buttons], protect=True)
+    await _send(context, person, pages[page].rich, [buttons], protect=True, quotes=ws.id)
 
 
 async def _do_review_done(
@@ -700,8 +708,13 @@ async def _do_delete_confirmed(
     if person.profile.active_worksheet == ws.id:
         person.profile.active_worksheet = None
     await context.services.people.save(person)
-    # Their own answer messages leave the chat too, where Telegram still allows it.
-    await _delete(context, person, written)
+    # Their own answer messages leave the chat too, where Telegram still allows it, and so
+    # does every message of ours that showed those answers (review pages, quoted views).
+    people = context.services.people
+    await people.flush_message_ids()
+    since = int((context.services.clock() - DELETE_WINDOW).timestamp())
+    quoting = await people.store.quoting_messages(person.person_id, ws.id, since)
+    await _delete(context, person, [*written, *quoting])
     # In discreet mode the note names nothing: it stays on screen for the person to see.
     key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
     text = context.services.tx(key, title=ws.title)

@@ -78,10 +78,13 @@ class PeopleService:
         self.silent_cache: dict[str, bool] = {}
         # Message ids for /clear, written in batches: one fsync per message would cost more
         # than the whole rest of handling it. A crash loses at most one interval of ids.
-        self._pending_ids: list[tuple[str, int, int]] = []
+        self._pending_ids: list[tuple[str, int, int, str | None]] = []
 
-    def note_message(self, person_id: str, message_id: int, sent_at: int) -> None:
-        self._pending_ids.append((person_id, message_id, sent_at))
+    def note_message(
+        self, person_id: str, message_id: int, sent_at: int, *, quotes: str | None = None
+    ) -> None:
+        """`quotes`: the worksheet whose answers the message shows, if any."""
+        self._pending_ids.append((person_id, message_id, sent_at, quotes))
 
     async def flush_message_ids(self) -> None:
         pending, self._pending_ids = self._pending_ids, []

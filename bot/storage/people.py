@@ -85,17 +85,25 @@ class PeopleStore:
         await self.db.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
         await self.db.checkpoint()
 
-    async def remember_messages(self, entries: list[tuple[str, int, int]]) -> None:
-        """(person_id, message_id, sent_at) rows in one transaction; ids of people deleted
-        in the meantime are skipped rather than failing the batch."""
+    async def remember_messages(self, entries: list[tuple[str, int, int, str | None]]) -> None:
+        """(person_id, message_id, sent_at, quotes) rows in one transaction; ids of people
+        deleted in the meantime are skipped rather than failing the batch."""
         if not entries:
             return
         async with self.db.transaction() as conn:
             await conn.executemany(
-                "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at)"
-                " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
-                [(pid, mid, at, pid) for pid, mid, at in entries],
+                "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at, quotes)"
+                " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
+                [(pid, mid, at, quotes, pid) for pid, mid, at, quotes in entries],
             )
+
+    async def quoting_messages(self, person_id: str, worksheet_id: str, since: int) -> list[int]:
+        rows = await self.db.fetch_all(
+            "SELECT message_id FROM chat_messages"
+            " WHERE person_id = ? AND quotes = ? AND sent_at >= ? ORDER BY message_id",
+            (person_id, worksheet_id, since),
+        )
+        return [int(r["message_id"]) for r in rows]
 
     async def recent_messages(self, person_id: str, since: int) -> list[int]:
         rows = await self.db.fetch_all(

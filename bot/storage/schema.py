@@ -98,6 +98,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ALTER TABLE worksheet_progress ADD COLUMN question_id TEXT;
         """,
     ),
+    (
+        3,
+        """
+        -- For a bot message that quotes someone's answers (a review page, a question shown
+        -- with its answer), the worksheet it quotes: deleting that worksheet's answers
+        -- deletes these messages from the chat too. Pruned with the rest after 48 hours.
+        ALTER TABLE chat_messages ADD COLUMN quotes TEXT;
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

@@ -663,3 +663,29 @@ async def test_a_place_follows_its_question_when_content_changes(bot: BotUnderTe
     answers = await saved_answers(bot)
     assert answers[kept.id] == ("my answer to the kept question",)
     assert removed.id not in answers
+
+
+async def test_deleting_answers_also_removes_messages_that_showed_them(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    ws = sheet(bot)
+    question = await begin(bot)
+    saved = await answer(bot, "very private words")
+    await bot.press(saved, "Next")
+    q2 = await bot.next(containing="Question 2 of")
+    await bot.press(q2, "Back")
+    quoted = await bot.next(containing="very private words")  # question 1 shown with it
+    assert quoted.protect_content
+    closing = await skip_to_end(bot, quoted, ws)
+    await bot.press(closing, "Review answers")
+    page = await bot.next(containing="very private words")
+    await bot.press(page, "Done")
+    await bot.send(f"/start ws_{WS}")  # reopen the finished worksheet: it offers Delete
+    offer = await bot.next(predicate=has_button("Delete"))
+    await bot.press(offer, "Delete")
+    confirm = await bot.next(predicate=has_button("Yes"))
+    await bot.press(confirm, "Yes")
+    await bot.find("deleted")
+    await bot.settle()
+    deleted = bot.emu.deleted_ids(USER)
+    assert {quoted.message_id, page.message_id} <= deleted
+    assert question.message_id not in deleted  # a question without an answer may stay
