@@ -29,6 +29,7 @@ log = logging.getLogger(__name__)
 
 JSONDict = dict[str, Any]
 AT_MOST_ONCE = 1  # rate_limit_args marker: no retry after a timeout
+OVERALL_PER_SECOND = 30
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -45,7 +46,17 @@ class SendPolicy(BaseRateLimiter[int]):
         base_delay: float = 0.5,
         max_delay: float = 30.0,
     ) -> None:
-        self._throttle = AIORateLimiter(max_retries=0) if throttle else None
+        # A bucket of one, refilled every 1/30 s: Telegram's ~30 messages/s, evenly spaced.
+        # PTB's default bucket of 30 starts full, so a large pass would open with 60 in its
+        # first second. Crisis replies do not pass here (their own bot, no throttle).
+        # Source for the limit: https://core.telegram.org/bots/faq (broadcasting to users)
+        self._throttle = (
+            AIORateLimiter(
+                overall_max_rate=1, overall_time_period=1 / OVERALL_PER_SECOND, max_retries=0
+            )
+            if throttle
+            else None
+        )
         self._attempts = attempts
         self._base_delay = base_delay
         self._max_delay = max_delay
