@@ -43,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     keys_sub.add_parser("rotate", help="make a new master key and re-wrap every data key")
     backup = sub.add_parser("backup", help="write a consistent copy of the data database")
     backup.add_argument("path", type=Path, help="where to write the copy (must not exist)")
+    stats = sub.add_parser("stats", help="counts for the operator: people, crisis replies")
+    stats.add_argument("--days", type=int, default=30, help="how many days back (default 30)")
     content = sub.add_parser("content", help="content tools")
     content_sub = content.add_subparsers(dest="content_command", required=True)
     check = content_sub.add_parser("check", help="validate content/ and list every problem")
@@ -84,6 +86,8 @@ def _run(args: argparse.Namespace) -> int:
         return asyncio.run(_rotate(settings))
     if args.command == "backup":
         return asyncio.run(_backup(settings, args.path))
+    if args.command == "stats":
+        return asyncio.run(_stats(settings, args.days))
     if settings.token is None:
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`"
@@ -161,6 +165,28 @@ async def _backup(settings: Settings, target: Path) -> int:
         "Without it the copy is unreadable; keeping them apart is what lets /forget "
         "erase a person from old backups too."
     )
+    return 0
+
+
+async def _stats(settings: Settings, days: int) -> int:
+    from datetime import UTC, datetime, timedelta  # noqa: PLC0415
+
+    from bot.storage.database import Database  # noqa: PLC0415
+    from bot.storage.people import PeopleStore  # noqa: PLC0415
+    from bot.storage.schema import MIGRATIONS  # noqa: PLC0415
+
+    if not settings.data_db.exists():
+        raise ConfigError(f"no database at {settings.data_db}")
+    db = await Database.open(settings.data_db, MIGRATIONS)
+    try:
+        store = PeopleStore(db)
+        since = (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
+        print(f"people: {await store.count()}")
+        print(f"crisis replies since {since} (day, kind, count):")
+        for day, kind, count in await store.crisis_counts(since):
+            print(f"  {day}  {kind:<10} {count}")
+    finally:
+        await db.close()
     return 0
 
 

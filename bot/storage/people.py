@@ -130,6 +130,14 @@ class PeopleStore:
             (day, kind),
         )
 
+    async def crisis_counts(self, since_day: str) -> list[tuple[str, str, int]]:
+        """(day, kind, count) for the operator, newest first; no person, no text."""
+        rows = await self.db.fetch_all(
+            "SELECT day, kind, count FROM crisis_counts WHERE day >= ? ORDER BY day DESC, kind",
+            (since_day,),
+        )
+        return [(str(r["day"]), str(r["kind"]), int(r["count"])) for r in rows]
+
     async def count(self) -> int:
         row = await self.db.fetch_one("SELECT COUNT(*) AS n FROM people")
         return 0 if row is None else int(row["n"])

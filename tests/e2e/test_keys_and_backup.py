@@ -58,3 +58,20 @@ async def test_rotate_refuses_while_the_bot_runs(bot: BotUnderTest, tmp_path: Pa
     assert "stop it before rotating keys" in result.stderr
     person = await bot.services.people.load(USER)
     assert person is not None  # still readable with the key the bot holds
+
+
+async def test_stats_show_crisis_counts_and_nothing_personal(
+    bot: BotUnderTest, tmp_path: Path
+) -> None:
+    await bot.onboard()
+    await bot.send("help")
+    await bot.next(containing="999")
+    await bot.send("he is outside")
+    await bot.next(containing="999")
+    await bot.settle()
+    assert bot.settings.master_key is not None
+    result = run_cli(env_for(bot, bot.settings.master_key), "stats", "--days", "3650", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "people: 1" in result.stdout
+    assert "general" in result.stdout and "danger" in result.stdout
+    assert "outside" not in result.stdout and str(USER) not in result.stdout
