@@ -20,7 +20,6 @@ from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
 from bot.datalock import DataDirLock
-from bot.handlers.privacy import DELETE_WINDOW
 from bot.keys import resolve_master_key
 from bot.services.people import PeopleService
 from bot.storage.database import Database
@@ -139,10 +138,7 @@ class Runtime:
             try:
                 await people.flush_message_ids()
                 if rounds % PRUNE_EVERY == 0:
-                    # Past Telegram's delete window an id is useless, and a kept timeline of
-                    # when someone wrote is metadata we should not hold.
-                    cutoff = self.clock() - DELETE_WINDOW
-                    await people.store.prune_messages(int(cutoff.timestamp()))
+                    await people.prune_message_ids()
             except Exception as exc:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import logging
-from datetime import timedelta
 
 from telegram import Update
 from telegram.error import TelegramError
@@ -21,10 +20,6 @@ from bot.handlers.router import Router
 from bot.services.people import Person
 
 log = logging.getLogger(__name__)
-
-# Telegram lets a bot delete messages in a private chat for 48 hours.
-# Source: https://core.telegram.org/bots/api#deletemessage
-DELETE_WINDOW = timedelta(hours=48)
 
 
 def confirm_buttons(context: Context) -> list[list[Button]]:
@@ -53,18 +48,11 @@ async def forget(update: Update, context: Context) -> None:
         await ask_to_forget(update, context, person)
 
 
-async def recent_message_ids(context: Context, person_id: str) -> list[int]:
-    services = context.services
-    await services.people.flush_message_ids()
-    since = int((services.clock() - DELETE_WINDOW).timestamp())
-    return await services.people.store.recent_messages(person_id, since)
-
-
 async def clear(update: Update, context: Context) -> None:
     person = await command_person(update, context, missing="forget.nothing")
     if person is None:
         return
-    ids = await recent_message_ids(context, person.person_id)
+    ids = await context.services.people.deletable_message_ids(person.person_id)
     await delete_quietly(context, person.chat_id, ids)
     await context.services.people.store.forget_messages(person.person_id, ids)
     await say(context, person.chat_id, context.services.tx("clear.done"), person=person)
@@ -84,9 +72,10 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
     if person is None:
         await replace_or_say(context, update, tx("forget.nothing"))
         return
-    ids = await recent_message_ids(context, person.person_id) if arg == "clear" else []
+    people = context.services.people
+    ids = await people.deletable_message_ids(person.person_id) if arg == "clear" else []
     # Delete first: a failing Telegram must not be able to cancel the erasure.
-    await context.services.people.forget(person.person_id)
+    await people.forget(person.person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
     await replace_or_say(context, update, tx("forget.done"))
     if ids:

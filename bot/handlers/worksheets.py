@@ -44,7 +44,6 @@ from bot.handlers.common import (
     remember,
     replace_or_say,
 )
-from bot.handlers.privacy import DELETE_WINDOW
 from bot.services import export
 from bot.services.people import Person
 from bot.services.worksheet_model import Worksheet
@@ -710,10 +709,7 @@ async def _do_delete_confirmed(
     await context.services.people.save(person)
     # Their own answer messages leave the chat too, where Telegram still allows it, and so
     # does every message of ours that showed those answers (review pages, quoted views).
-    people = context.services.people
-    await people.flush_message_ids()
-    since = int((context.services.clock() - DELETE_WINDOW).timestamp())
-    quoting = await people.store.quoting_messages(person.person_id, ws.id, since)
+    quoting = await context.services.people.deletable_message_ids(person.person_id, quoting=ws.id)
     await _delete(context, person, [*written, *quoting])
     # In discreet mode the note names nothing: it stays on screen for the person to see.
     key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"

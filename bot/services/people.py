@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, fields
+from datetime import timedelta
 from typing import Any
 
 from bot.clock import Clock
@@ -13,6 +14,9 @@ from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+# Telegram lets a bot delete messages in a private chat for 48 hours; older ids are useless.
+# Source: https://core.telegram.org/bots/api#deletemessage
+DELETE_WINDOW = timedelta(hours=48)
 PROFILE_SLOT = "profile"
 CHAT_SLOT = "chat_id"
 # Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
@@ -85,6 +89,25 @@ class PeopleService:
     ) -> None:
         """`quotes`: the worksheet whose answers the message shows, if any."""
         self._pending_ids.append((person_id, message_id, sent_at, quotes))
+
+    def _window_start(self) -> int:
+        return int((self._clock() - DELETE_WINDOW).timestamp())
+
+    async def deletable_message_ids(
+        self, person_id: str, *, quoting: str | None = None
+    ) -> list[int]:
+        """Ids of the person's chat that Telegram still lets us delete (all of them, or only
+        the bot's messages that showed answers of worksheet `quoting`); pending ids first."""
+        await self.flush_message_ids()
+        since = self._window_start()
+        if quoting is not None:
+            return await self.store.quoting_messages(person_id, quoting, since)
+        return await self.store.recent_messages(person_id, since)
+
+    async def prune_message_ids(self) -> None:
+        """Past the delete window an id is useless, and a timeline of when someone wrote is
+        metadata we should not hold."""
+        await self.store.prune_messages(self._window_start())
 
     async def flush_message_ids(self) -> None:
         pending, self._pending_ids = self._pending_ids, []
