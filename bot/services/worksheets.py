@@ -21,14 +21,19 @@ from dataclasses import dataclass, field
 from bot.clock import Clock
 from bot.problems import TELEGRAM_MESSAGE_LIMIT
 from bot.services.people import Person
-from bot.services.worksheet_model import Question, Worksheet, telegram_length
+from bot.services.worksheet_model import (
+    MESSAGE_HEADROOM,
+    Question,
+    Worksheet,
+    telegram_length,
+)
 from bot.storage.worksheets import PartRow, ProgressRow, WorksheetStore, answer_slot
 
 Tx = Callable[..., str]
 
 STATE_PREFIX = "ws"
-# Room kept free under Telegram's limit: a little slack for our own separators.
-MESSAGE_BUDGET = TELEGRAM_MESSAGE_LIMIT - 96
+# The same reserve content validation keeps under Telegram's limit, for our own lines.
+MESSAGE_BUDGET = TELEGRAM_MESSAGE_LIMIT - MESSAGE_HEADROOM
 # A quoted answer in a question view is cut here; Review shows all of it.
 QUOTE_BUDGET = 1500
 # An answer is not started at the foot of a page with less room than this.
