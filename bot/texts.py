@@ -7,10 +7,13 @@ every key the code uses exists, so a typo fails CI rather than a person's chat.
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.problems import TELEGRAM_MESSAGE_LIMIT, Problem
+
+# How pure code receives `texts`: any callable from a key (and values) to a string.
+Tx = Callable[..., str]
 
 # Top-level keys that hold data rather than strings.
 DATA_KEYS = ("worksheet_order", "featured_countries", "country_aliases", "command_menu")

@@ -12,7 +12,6 @@ import contextlib
 import datetime as dt
 import logging
 import re
-from collections.abc import Callable
 from zoneinfo import ZoneInfo
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -36,6 +35,7 @@ from bot.services.schedule import is_valid_timezone
 from bot.services.send_policy import AT_MOST_ONCE
 from bot.storage.deliveries import SENT, SNOOZED, DeliveryStore
 from bot.storage.journal import JournalStore
+from bot.texts import Tx
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,6 @@ PAGE_SIZE = 5
 # Offsets come back in callback data, which is untrusted: keep them in a sane range.
 MAX_OFFSET = 100_000
 PROMPT_PREVIEW = 90  # characters of the prompt shown above each journal entry
-Tx = Callable[..., str]
 
 
 # --- the prompt message ---------------------------------------------------------------

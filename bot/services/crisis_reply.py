@@ -6,12 +6,12 @@ touching storage, and tested line by line.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from bot.services.crisis import CrisisKind
 from bot.services.helplines import Country, Line, lines_for
+from bot.texts import Tx
 
-Tx = Callable[..., str]
 INTERNATIONAL = "INTL"
 
 

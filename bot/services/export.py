@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -29,8 +29,7 @@ from fpdf.enums import XPos, YPos
 from bot.services.people import Person
 from bot.services.worksheets import Answer, WorksheetService
 from bot.storage.journal import JournalStore, journal_slot
-
-Tx = Callable[..., str]
+from bot.texts import Tx
 
 # --- the document -----------------------------------------------------------------------
 

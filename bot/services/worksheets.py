@@ -15,7 +15,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from bot.clock import Clock
@@ -28,8 +28,7 @@ from bot.services.worksheet_model import (
     telegram_length,
 )
 from bot.storage.worksheets import PartRow, ProgressRow, WorksheetStore, answer_slot
-
-Tx = Callable[..., str]
+from bot.texts import Tx
 
 STATE_PREFIX = "ws"
 # The same reserve content validation keeps under Telegram's limit, for our own lines.
