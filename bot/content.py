@@ -119,7 +119,12 @@ def _to_python(
             _to_python(item, (*path, index), lines, file, problems)
             for index, item in enumerate(node.value)
         ]
-    return _scalar(node)
+    try:
+        return _scalar(node)
+    except ValueError:
+        # PyYAML raises on a date-shaped typo (2026-13-01) instead of keeping the text; keep
+        # it, so the file's own check reports it at its line instead of a traceback.
+        return str(node.value)
 
 
 def _scalar(node: yaml.Node) -> Any:
