@@ -309,7 +309,11 @@ async def _ask_country(update: Update, context: Context, kind: CrisisKind) -> No
     ]
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     person_id = services.people.person_id(user.id)
-    _awaiting(context)[person_id] = (kind, services.clock().timestamp() + AWAIT_SECONDS)
+    now = services.clock().timestamp()
+    waiting = _awaiting(context)
+    for stale in [pid for pid, (_, deadline) in waiting.items() if deadline < now]:
+        del waiting[stale]  # people who never typed a name: keep memory bounded
+    waiting[person_id] = (kind, now + AWAIT_SECONDS)
     await send_urgent(update, context, services.tx("crisis_help.ask_country"), buttons=rows)
 
 

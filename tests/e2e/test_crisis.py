@@ -318,3 +318,17 @@ async def test_country_pick_works_when_storage_is_down(bot: BotUnderTest) -> Non
     assert "1800 737 732" in (local.text or "")
     await bot.send("danger")
     await bot.next(containing="1800 737 732")  # kept in memory though storage is gone
+
+
+async def test_after_choosing_a_country_unknown_person_can_still_start(bot: BotUnderTest) -> None:
+    await bot.send("help")
+    reply = await bot.next(containing="911")
+    await bot.press(reply, "Set my country")
+    ask = await bot.next(containing="Which country are you in?")
+    await bot.press(ask, "Germany")
+    await bot.next(containing="Here are the lines for Germany")
+    await bot.settle()
+    await bot.send("hello")
+    await bot.next()  # a kind reply, whatever it is, and no traceback
+    await bot.send("/start")
+    await bot.next(containing="Which country")  # onboarding begins as for anyone new
