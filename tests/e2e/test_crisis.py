@@ -195,7 +195,7 @@ async def test_unknown_person_picks_a_country_and_gets_local_lines(bot: BotUnder
     labels = [label for label, _ in buttons_of(ask)]
     assert labels[:3] == ["United States", "United Kingdom", "Canada"]  # English speakers'
     await bot.press(ask, "Ireland")
-    local = await bot.next(containing="Here are the lines for Ireland")
+    local = await bot.next(containing="Your country: Ireland.")
     text = local.text or ""
     assert "Samaritans Ireland: call 116 123" in text
     assert "999 or 112" in text
@@ -221,7 +221,7 @@ async def test_country_typed_in_spanish_is_understood(bot: BotUnderTest) -> None
     first = [label for label, _ in buttons_of(ask)][:3]
     assert set(first) <= {"Spain", "Mexico", "Argentina"}  # ordered by language, not chosen
     await bot.send("Alemania")
-    local = await bot.next(containing="Here are the lines for Germany")
+    local = await bot.next(containing="Your country: Germany.")
     assert "116 016" in (local.text or "")
     await bot.settle()
     assert bot.unread() == []  # the typed name is not also answered as a stray message
@@ -233,7 +233,7 @@ async def test_typed_nation_gives_its_own_lines(bot: BotUnderTest) -> None:
     await bot.press(reply, "Set my country")
     await bot.next(containing="Which country are you in?")
     await bot.send("Écosse")
-    local = await bot.next(containing="Here are the lines for Scotland")
+    local = await bot.next(containing="Your country: Scotland.")
     text = local.text or ""
     assert "0800 027 1234" in text  # Scotland's own abuse line
     assert "0808 2000 247" not in text  # not England's
@@ -262,7 +262,7 @@ async def test_uk_reply_asks_which_nation(bot: BotUnderTest) -> None:
     assert "Scotland" in text and "0800 027 1234" in text  # each nation's line, by name
     assert text.count("press 55") == 1  # the silent option, once, without a doubled lead-in
     await bot.press(reply, "Wales")
-    wales = await bot.next(containing="Here are the lines for Wales")
+    wales = await bot.next(containing="Your country: Wales.")
     assert "0808 80 10 800 · text 07860 077333" in (wales.text or "")
     await bot.settle()
     person = await bot.services.people.load(USER)
@@ -314,7 +314,7 @@ async def test_country_pick_works_when_storage_is_down(bot: BotUnderTest) -> Non
     await bot.press(reply, "Set my country")
     ask = await bot.next(containing="Which country are you in?")
     await bot.press(ask, "Australia")
-    local = await bot.next(containing="Here are the lines for Australia")
+    local = await bot.next(containing="Your country: Australia.")
     assert "1800 737 732" in (local.text or "")
     await bot.send("danger")
     await bot.next(containing="1800 737 732")  # kept in memory though storage is gone
@@ -326,7 +326,7 @@ async def test_after_choosing_a_country_unknown_person_can_still_start(bot: BotU
     await bot.press(reply, "Set my country")
     ask = await bot.next(containing="Which country are you in?")
     await bot.press(ask, "Germany")
-    await bot.next(containing="Here are the lines for Germany")
+    await bot.next(containing="Your country: Germany.")
     await bot.settle()
     await bot.send("hello")
     await bot.next()  # a kind reply, whatever it is, and no traceback
