@@ -28,7 +28,6 @@ from bot.services.emergency import Emergency
 from bot.services.helplines import INTL, Country, Line, LineKind, entry_lines, parts_of
 from bot.texts import Tx
 
-INTERNATIONAL = INTL
 _EMERGENCY_NAME = "Emergency"  # the name content gives a line that is only its number
 _T = "crisis_help"
 _HEADINGS = (
@@ -117,10 +116,6 @@ def _emergency_line(book: Book, code: str | None) -> Line | None:
 def has_lines(book: Book, code: str | None) -> bool:
     """Whether we hold support lines of our own for this code (not just 911 or 112)."""
     return code is not None and code != INTL and code in book.helplines
-
-
-def known_country(book: Mapping[str, Country], country: str | None) -> bool:
-    return country is not None and country != INTL and country in book
 
 
 def needs_nation(book: Book, code: str | None) -> bool:
@@ -265,17 +260,8 @@ def compose_full_list(book: Book, country: str | None, tx: Tx) -> str:
 def grounding_steps(tx: Tx) -> Sequence[str]:
     """The grounding exercise, one message per step (crisis_help.ground_1, _2, …)."""
     steps: list[str] = []
-    while tx_has(tx, f"{_T}.ground_{len(steps) + 1}"):
-        steps.append(tx(f"{_T}.ground_{len(steps) + 1}"))
-    return steps
-
-
-def tx_has(tx: Tx, key: str) -> bool:
-    has = getattr(tx, "has", None)
-    if callable(has):
-        return bool(has(key))
-    try:
-        tx(key)
-    except KeyError:
-        return False
-    return True
+    while True:
+        try:
+            steps.append(tx(f"{_T}.ground_{len(steps) + 1}"))
+        except KeyError:
+            return steps
