@@ -18,7 +18,10 @@ import yaml
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
 from bot.services.crisis import CrisisDetector, validate_terms
+from bot.services.crisis_reply import Book
+from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helplines import Country, parse_helplines, validate_helplines
+from bot.services.places import Places
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
 from bot.services.worksheet_model import (
     Worksheet,
@@ -42,6 +45,9 @@ class Content:
     root: Path
     texts: Texts
     helplines: dict[str, Country]
+    emergency: dict[str, Emergency]  # every ISO 3166-1 country
+    crisis_book: Book  # helplines and emergency numbers together, for the crisis reply
+    places: Places  # country names typed in any of the seven languages
     crisis_terms: dict[str, dict[str, list[str]]]
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
@@ -113,7 +119,12 @@ def _to_python(
             _to_python(item, (*path, index), lines, file, problems)
             for index, item in enumerate(node.value)
         ]
-    return _scalar(node)
+    try:
+        return _scalar(node)
+    except ValueError:
+        # PyYAML raises on a date-shaped typo (2026-13-01) instead of keeping the text; keep
+        # it, so the file's own check reports it at its line instead of a traceback.
+        return str(node.value)
 
 
 def _scalar(node: yaml.Node) -> Any:
@@ -179,6 +190,10 @@ def load_content(root: Path | None = None) -> Content:
     problems: list[str] = []
     texts = _load_texts(root, problems)
     help_doc = _checked(root, "helplines.yaml", validate_helplines, problems)
+    emergency_doc = _checked(root, "emergency_numbers.yaml", validate_emergency, problems)
+    if help_doc is not None and emergency_doc is not None:
+        found = disagreements(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
+        _report(help_doc, found, problems)
     terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
 
@@ -200,16 +215,22 @@ def load_content(root: Path | None = None) -> Content:
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
 
-    if problems or texts is None or None in (help_doc, terms_doc, prompts_doc):
+    docs = (help_doc, emergency_doc, terms_doc, prompts_doc)
+    if problems or texts is None or None in docs:
         raise ContentError(problems)
-    assert help_doc and terms_doc and prompts_doc
+    assert help_doc and emergency_doc and terms_doc and prompts_doc
     order = texts.data.get("worksheet_order", [])
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
+    helplines = parse_helplines(help_doc.data)
+    emergency = parse_emergency(emergency_doc.data)
     return Content(
         root=root,
         texts=texts,
-        helplines=parse_helplines(help_doc.data),
+        helplines=helplines,
+        emergency=emergency,
+        crisis_book=Book(helplines, emergency),
+        places=Places(helplines, texts.data.get("country_aliases", {})),
         crisis_terms=terms_doc.data,
         detector=CrisisDetector.from_terms(terms_doc.data),
         prompts=parse_prompts(prompts_doc.data),

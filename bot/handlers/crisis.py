@@ -1,9 +1,14 @@
 """Crisis keywords: the first handler group, on every private message, caption and edit.
 
 The reply goes out before anything touches storage. The country comes from memory; on a
-cache miss storage gets LOOKUP_BUDGET seconds, then the international list is used. The
-message is not consumed: a worksheet answer or journal reply that contains a crisis word is
-still saved by the later groups, which see `context.crisis`.
+cache miss storage gets LOOKUP_BUDGET seconds, then the main regions' emergency numbers are
+used. The message is not consumed: a worksheet answer or journal reply that contains a
+crisis word is still saved by the later groups, which see `context.crisis`.
+
+Anyone, known or not, can say where they are from the reply (a short list, or a country's
+name typed in any of seven languages): the reply comes again with the local lines, the
+country is kept in memory at once and stored afterwards, like the onboarding country. After
+the numbers, a grounding exercise goes one step at a time and ends with a way back.
 """
 
 from __future__ import annotations
@@ -17,15 +22,34 @@ from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
-from bot.handlers.common import Button, delete_quietly, is_private, say
+from bot.handlers.common import Button, current_person, delete_quietly, is_private, say
 from bot.handlers.router import Router
-from bot.handlers.setup import country_name
 from bot.services.crisis import CrisisKind, CrisisMatch
-from bot.services.crisis_reply import compose_full_list, compose_reply
+from bot.services.crisis_reply import (
+    compose_full_list,
+    compose_reply,
+    grounding_steps,
+    needs_nation,
+)
+from bot.services.helplines import parts_of
+from bot.services.places import english_name
 
 log = logging.getLogger(__name__)
 
 LOOKUP_BUDGET = 0.3  # seconds the reply may wait for a country not yet in memory
+STORE_BUDGET = 5.0  # seconds to store a chosen country, after the reply has gone out
+AWAIT_SECONDS = 600  # how long a typed country is expected after "Set my country"
+SHORTLIST_SIZE = 9  # three rows of three; typing a name covers every other country
+SAFETY_PLAN = "safety_plan"
+# Short codes for the kind in callback data (64 bytes at most).
+_KIND_CODES = {
+    CrisisKind.DANGER: "d",
+    CrisisKind.SELF_HARM: "s",
+    CrisisKind.SEXUAL_VIOLENCE: "v",
+    CrisisKind.GENERAL: "g",
+}
+_KINDS = {code: kind for kind, code in _KIND_CODES.items()}
+AWAIT_KEY = "steady.crisis.awaiting_country"
 
 
 async def country_of(context: Context, user_id: int) -> str | None:
@@ -42,15 +66,25 @@ async def country_of(context: Context, user_id: int) -> str | None:
 
 
 def crisis_buttons(
-    context: Context, country: str | None, trigger_id: int | None
+    context: Context,
+    country: str | None,
+    trigger_id: int | None,
+    kind: CrisisKind = CrisisKind.GENERAL,
 ) -> list[list[Button]]:
     tx = context.services.tx
-    rows: list[list[Button]] = [[(tx("crisis.btn_more"), "crisis:more")]]
+    k = _KIND_CODES[kind]
+    rows: list[list[Button]] = [[(tx("crisis_help.btn_lines"), f"crisis:more:{k}")]]
     if trigger_id is not None:
-        rows.append([(tx("crisis.btn_clear"), f"crisis:clear:{trigger_id}")])
+        rows.append([(tx("crisis_help.btn_clear"), f"crisis:clear:{trigger_id}")])
+    book = context.services.content.crisis_book
     if country is None:
-        rows.append([(tx("crisis.btn_set_country"), "set:country")])
-    rows.append([(tx("crisis.btn_ground"), "crisis:ground")])
+        rows.append([(tx("crisis_help.btn_country"), f"crisis:where:{k}")])
+    elif needs_nation(book, country):
+        parts: list[Button] = [
+            (part.name, f"crisis:cty:{k}:{part.code}") for part in parts_of(book.helplines, country)
+        ]
+        rows += [parts[i : i + 2] for i in range(0, len(parts), 2)]
+    rows.append([(tx("crisis_help.btn_ground"), "crisis:ground:1")])
     return rows
 
 
@@ -85,27 +119,45 @@ async def send_urgent(
 
 
 async def send_crisis_reply(
-    update: Update, context: Context, kind: CrisisKind, trigger: Message | None
+    update: Update,
+    context: Context,
+    kind: CrisisKind,
+    trigger: Message | None,
+    *,
+    guide_hint: bool = False,
 ) -> Message | None:
     user = update.effective_user
     if user is None:
         return None
     country = await country_of(context, user.id)
-    content = context.services.content
-    label = country_name(context, country) if country else None
-    text = compose_reply(kind, content.helplines, country, context.services.tx, country_label=label)
+    text = _reply_text(context, kind, country, guide_hint=guide_hint)
     trigger_id = trigger.message_id if trigger is not None else None
     sent = await send_urgent(
         update,
         context,
         text,
-        buttons=crisis_buttons(context, country, trigger_id),
+        buttons=crisis_buttons(context, country, trigger_id, kind),
         trigger=trigger,
     )
     log.info("crisis reply sent kind=%s update=%s", kind.value, update.update_id)
     if context.application.running:
         context.application.create_task(_count(context, kind), update=update)
     return sent
+
+
+def _reply_text(
+    context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
+) -> str:
+    content = context.services.content
+    label = english_name(country, content.helplines) if country else None
+    return compose_reply(
+        kind,
+        content.crisis_book,
+        country,
+        context.services.tx,
+        country_label=label,
+        guide_hint=guide_hint,
+    )
 
 
 async def _count(context: Context, kind: CrisisKind) -> None:
@@ -142,7 +194,8 @@ async def reply_early(update: Update, application: Any) -> None:
     match = context.services.content.detector.detect(text) if text else None
     if match is None or command:
         return
-    sent = await send_crisis_reply(update, context, match.kind, message)
+    hint = match.kind == CrisisKind.GENERAL
+    sent = await send_crisis_reply(update, context, match.kind, message, guide_hint=hint)
     _early(application)[update.update_id] = (match, sent)
 
 
@@ -159,10 +212,14 @@ async def on_message(update: Update, context: Context) -> None:
         return  # commands have their own handlers (/sos and /help show the same lines)
     match = context.services.content.detector.detect(text)
     if match is None:
+        await _maybe_typed_country(update, context, text)
         return
     context.crisis = match
+    hint = match.kind == CrisisKind.GENERAL
     try:
-        context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
+        context.crisis_reply = await send_crisis_reply(
+            update, context, match.kind, message, guide_hint=hint
+        )
     except Exception as exc:
         # Whatever Telegram said, what they wrote must still be saved by the later groups.
         log.warning("crisis reply not sent: %s", type(exc).__name__)
@@ -200,9 +257,9 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
     tx = context.services.tx
     if action == "more":
         country = await country_of(context, user.id)
-        text = compose_full_list(context.services.content.helplines, country, tx)
+        text = compose_full_list(context.services.content.crisis_book, country, tx)
         await send_urgent(
-            update, context, text, buttons=[[(tx("crisis.btn_ground"), "crisis:ground")]]
+            update, context, text, buttons=[[(tx("crisis_help.btn_ground"), "crisis:ground:1")]]
         )
     elif action == "clear":
         ids = [query.message.message_id] if query.message is not None else []
@@ -210,7 +267,182 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
             ids.append(int(rest))
         await delete_quietly(context, chat.id, ids)
     elif action == "ground":
-        await send_urgent(update, context, tx("crisis.grounding"))
+        await _ground(update, context, rest)
+    elif action == "where" and rest in _KINDS:
+        await _ask_country(update, context, _KINDS[rest])
+    elif action == "cty":
+        k, _, code = rest.partition(":")
+        if k in _KINDS and _valid_place(context, code):
+            await _country_chosen(update, context, _KINDS[k], code, typed=False)
+    elif action == "back":
+        person = await current_person(update, context)
+        waiting = person is not None and person.profile.active_worksheet is not None
+        key = "crisis_help.back_worksheet" if waiting else "crisis_help.back_idle"
+        await send_urgent(update, context, tx(key))
+    elif action == "plan":
+        await _safety_plan(update, context)
+
+
+def _valid_place(context: Context, code: str) -> bool:
+    # Callback data is untrusted: only codes we can show something for.
+    content = context.services.content
+    return code in content.emergency or (code in content.helplines and code != "INTL")
+
+
+def _awaiting(context: Context) -> dict[str, tuple[CrisisKind, float]]:
+    found: dict[str, tuple[CrisisKind, float]] = context.application.bot_data.setdefault(
+        AWAIT_KEY, {}
+    )
+    return found
+
+
+async def _ask_country(update: Update, context: Context, kind: CrisisKind) -> None:
+    user = update.effective_user
+    if user is None:
+        return
+    services = context.services
+    featured: list[str] = services.content.texts.data["featured_countries"]
+    order = services.content.places.shortlist(featured, user.language_code)[:SHORTLIST_SIZE]
+    k = _KIND_CODES[kind]
+    flat: list[Button] = [
+        (english_name(code, services.content.helplines), f"crisis:cty:{k}:{code}") for code in order
+    ]
+    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    person_id = services.people.person_id(user.id)
+    now = services.clock().timestamp()
+    waiting = _awaiting(context)
+    for stale in [pid for pid, (_, deadline) in waiting.items() if deadline < now]:
+        del waiting[stale]  # people who never typed a name: keep memory bounded
+    waiting[person_id] = (kind, now + AWAIT_SECONDS)
+    await send_urgent(update, context, services.tx("crisis_help.ask_country"), buttons=rows)
+
+
+async def _maybe_typed_country(update: Update, context: Context, text: str) -> None:
+    """A country's name typed after "Set my country". In onboarding's country step the
+    setup handler also reads it (and stores it, and moves on), so the update goes on there;
+    otherwise it stops here, answered."""
+    user = update.effective_user
+    if user is None:
+        return
+    services = context.services
+    person_id = services.people.person_id(user.id)
+    waiting = _awaiting(context).get(person_id)
+    if waiting is None:
+        return
+    kind, deadline = waiting
+    if services.clock().timestamp() > deadline:
+        _awaiting(context).pop(person_id, None)
+        return
+    code = services.content.places.find(text)
+    in_setup = await _in_country_step(context, user.id)
+    if code is not None:
+        _awaiting(context).pop(person_id, None)
+        await _country_chosen(update, context, kind, code, typed=True, in_setup=in_setup)
+    elif not in_setup:  # setup answers an unknown name in its own step
+        await _ask_again(update, context, kind)
+    if not in_setup:
+        raise ApplicationHandlerStop
+
+
+async def _ask_again(update: Update, context: Context, kind: CrisisKind) -> None:
+    services = context.services
+    user = update.effective_user
+    featured: list[str] = services.content.texts.data["featured_countries"]
+    language = user.language_code if user is not None else None
+    order = services.content.places.shortlist(featured, language)[:SHORTLIST_SIZE]
+    k = _KIND_CODES[kind]
+    flat: list[Button] = [
+        (english_name(code, services.content.helplines), f"crisis:cty:{k}:{code}") for code in order
+    ]
+    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    await send_urgent(
+        update,
+        context,
+        services.tx("crisis_help.country_not_found"),
+        buttons=rows,
+        trigger=update.effective_message,
+    )
+
+
+async def _in_country_step(context: Context, user_id: int) -> bool:
+    try:
+        person = await asyncio.wait_for(context.services.people.load(user_id), STORE_BUDGET)
+    except Exception as exc:
+        log.warning("crisis state lookup failed: %s", type(exc).__name__)
+        return False
+    return person is not None and person.state.startswith("setup:country")
+
+
+async def _country_chosen(
+    update: Update,
+    context: Context,
+    kind: CrisisKind,
+    code: str,
+    *,
+    typed: bool,
+    in_setup: bool = False,
+) -> None:
+    """Keep the country in memory, send the reply again with its lines, then store it."""
+    user, chat = update.effective_user, update.effective_chat
+    if user is None or chat is None:
+        return
+    services = context.services
+    people = services.people
+    person_id = people.person_id(user.id)
+    people.country_cache[person_id] = code
+    label = english_name(code, services.content.helplines)
+    text = services.tx("crisis_help.country_set", country=label) + "\n\n"
+    text += _reply_text(context, kind, code)
+    trigger = update.effective_message if typed else None
+    await send_urgent(
+        update, context, text, buttons=crisis_buttons(context, code, None, kind), trigger=trigger
+    )
+    if typed and in_setup:
+        return  # onboarding's country step stores it and goes on to the next question
+    try:
+        await asyncio.wait_for(_store_country(context, user.id, chat.id, code), STORE_BUDGET)
+    except Exception as exc:  # storage down: memory has it until a restart
+        log.warning("crisis country not stored: %s", type(exc).__name__)
+    finally:
+        people.country_cache[person_id] = code
+
+
+async def _store_country(context: Context, user_id: int, chat_id: int, code: str) -> None:
+    # Stored like the onboarding country; someone not yet known gets a profile holding only
+    # that, and /start later asks the rest.
+    people = context.services.people
+    person = await people.load(user_id)
+    if person is None:
+        person = await people.create(user_id, chat_id, "")
+    person.profile.country = code
+    await people.save(person)
+
+
+async def _ground(update: Update, context: Context, rest: str) -> None:
+    tx = context.services.tx
+    steps = grounding_steps(tx)
+    step = int(rest) if re.fullmatch(r"[0-9]{1,2}", rest) else 1
+    if 1 <= step <= len(steps):
+        buttons = [[(tx("crisis_help.btn_ready"), f"crisis:ground:{step + 1}")]]
+        await send_urgent(update, context, steps[step - 1], buttons=buttons)
+        return
+    rows: list[list[Button]] = [
+        [(tx("crisis_help.btn_back"), "crisis:back")],
+        [(tx("crisis_help.btn_plan"), "crisis:plan")],
+        [(tx("crisis_help.btn_support"), "crisis:more:g")],
+    ]
+    await send_urgent(update, context, tx("crisis_help.ground_done"), buttons=rows)
+
+
+async def _safety_plan(update: Update, context: Context) -> None:
+    tx = context.services.tx
+    person = await current_person(update, context)
+    worksheet = context.services.content.worksheets.get(SAFETY_PLAN)
+    if person is None or not person.profile.onboarded or worksheet is None:
+        await send_urgent(update, context, tx("crisis_help.plan_first"))
+        return
+    buttons = [[(worksheet.title, f"ws:open:{worksheet.id}")]]
+    await send_urgent(update, context, tx("crisis_help.plan_open"), buttons=buttons)
 
 
 def register(router: Router) -> None:

@@ -95,6 +95,7 @@ from bot.problems import Path, Problem
 class CrisisKind(StrEnum):
     DANGER = "danger"
     SELF_HARM = "self_harm"
+    SEXUAL_VIOLENCE = "sexual_violence"
     GENERAL = "general"
 
 

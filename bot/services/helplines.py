@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from urllib.parse import urlsplit
 
@@ -32,6 +32,8 @@ class LineKind(StrEnum):
     EMERGENCY = "emergency"
     CRISIS = "crisis"
     DOMESTIC_ABUSE = "domestic_abuse"
+    SEXUAL_VIOLENCE = "sexual_violence"
+    CHILD = "child"  # child protection and young people's lines
     OTHER = "other"
 
 
@@ -40,17 +42,35 @@ _KIND_ORDER = {kind: rank for rank, kind in enumerate(LineKind)}
 
 _VERIFIED = ("yes", "partial")
 _REQUIRED = ("kind", "name", "source", "checked", "verified")
-_TEXT_FIELDS = ("name", "phone", "text", "url", "hours", "notes", "silent_option", "source")
-_ALLOWED = frozenset((*_REQUIRED, *_TEXT_FIELDS))
-_CONTACT_FIELDS = ("phone", "text", "url")
+_TEXT_FIELDS = (
+    "name",
+    "phone",
+    "text",
+    "whatsapp",
+    "chat",
+    "url",
+    "hours",
+    "notes",
+    "silent_option",
+    "source",
+)
+_ALLOWED = frozenset((*_REQUIRED, *_TEXT_FIELDS, "free"))
+_CONTACT_FIELDS = ("phone", "text", "whatsapp", "chat", "url")
+_DIALLED_FIELDS = ("phone", "whatsapp")
+_URL_FIELDS = ("url", "chat")
+
+# The languages people may type a country's name in; a part of a country (GB-SCT) names
+# itself in each of them, since CLDR names countries but not their nations.
+NAME_LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 
 # Fields people carry over from other tables; a pointer beats "unknown field".
-_FIELD_HINTS = {"sms": "text", "whatsapp": "text", "website": "url", "tel": "phone"}
+_FIELD_HINTS = {"sms": "text", "website": "url", "tel": "phone", "webchat": "chat"}
 
 # Codes that look right but are not ISO 3166-1 alpha-2.
 _CODE_HINTS = {"UK": "GB", "EL": "GR"}
 
 _COUNTRY_CODE = re.compile(r"[A-Z]{2}")
+_PART_CODE = re.compile(r"([A-Z]{2})-[A-Z0-9]{1,3}")  # ISO 3166-2, e.g. GB-SCT
 _PHONE_SEPARATOR = re.compile(r"; | or ")
 # Groups need a separator between them, so there is exactly one way to match: no backtracking.
 _PHONE_NUMBER = re.compile(r"\+?[0-9]+(?:[ -][0-9]+)*")
@@ -72,6 +92,14 @@ class Line:
     source: str
     checked: datetime.date
     verified: str
+    whatsapp: str | None = None
+    chat: str | None = None
+    free: bool | None = None
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        """Each number in `phone`, as dialled ("110; 112" gives two)."""
+        return tuple(_PHONE_SEPARATOR.split(self.phone)) if self.phone else ()
 
 
 @dataclass(frozen=True)
@@ -79,6 +107,8 @@ class Country:
     code: str
     name: str
     lines: tuple[Line, ...]
+    part_of: str | None = None  # GB for GB-SCT: its lines fill the kinds this one lacks
+    names: Mapping[str, str] = field(default_factory=dict)  # by language, parts only
 
 
 def phone_problem(phone: str) -> str | None:
@@ -147,21 +177,26 @@ def _validate_line(raw: object, path: Path) -> tuple[list[Problem], LineKind | N
             problems.append(Problem((*path, "kind"), f"unknown kind; use one of: {known}"))
 
     if not any(key in raw for key in _CONTACT_FIELDS):
-        problems.append(Problem(path, "needs at least one of phone, text or url"))
+        problems.append(Problem(path, "needs at least one of phone, text, whatsapp, chat or url"))
 
-    phone = raw.get("phone")
-    if isinstance(phone, str) and phone.strip():
-        reason = phone_problem(phone)
-        if reason:
-            problems.append(Problem((*path, "phone"), reason))
+    for key in _DIALLED_FIELDS:
+        phone = raw.get(key)
+        if isinstance(phone, str) and phone.strip():
+            reason = phone_problem(phone)
+            if reason:
+                problems.append(Problem((*path, key), reason))
 
-    url = raw.get("url")
-    if isinstance(url, str) and url.strip():
-        parts = urlsplit(url)
-        # The link opens on a phone that may be watched; plain http shows the page to the
-        # network as well.
-        if parts.scheme != "https" or not parts.netloc or any(c.isspace() for c in url):
-            problems.append(Problem((*path, "url"), "must be a full https:// address"))
+    for key in _URL_FIELDS:
+        url = raw.get(key)
+        if isinstance(url, str) and url.strip():
+            parts = urlsplit(url)
+            # The link opens on a phone that may be watched; plain http shows the page to
+            # the network as well.
+            if parts.scheme != "https" or not parts.netloc or any(c.isspace() for c in url):
+                problems.append(Problem((*path, key), "must be a full https:// address"))
+
+    if "free" in raw and not isinstance(raw["free"], bool):
+        problems.append(Problem((*path, "free"), "write true or false"))
 
     if "checked" in raw and _checked_date(raw["checked"]) is None:
         problems.append(
@@ -184,18 +219,36 @@ def _validate_line(raw: object, path: Path) -> tuple[list[Problem], LineKind | N
     return problems, kind
 
 
-def _validate_country(code: str, raw: object) -> list[Problem]:
+def _validate_names(code: str, raw: object) -> list[Problem]:
+    path: Path = (code, "names")
+    if not isinstance(raw, Mapping):
+        return [Problem(path, "names maps a language (en, es, …) to the name in it")]
+    problems: list[Problem] = []
+    for language in NAME_LANGUAGES:
+        value = raw.get(language)
+        if not isinstance(value, str) or not value.strip():
+            problems.append(Problem(path, f"needs the name in {language!r}"))
+    for language in raw:
+        if language not in NAME_LANGUAGES:
+            problems.append(Problem((*path, str(language)), "not a language people type here"))
+    return problems
+
+
+def _validate_country(code: str, raw: object, part_of: str | None) -> list[Problem]:
     if not isinstance(raw, Mapping):
         return [Problem((code,), "a country must be a mapping with name and lines")]
     problems: list[Problem] = []
+    allowed = ("name", "lines", "part_of", "names") if part_of else ("name", "lines")
     for key in raw:
-        if key not in ("name", "lines"):
-            problems.append(
-                Problem((code, str(key)), "unknown field; a country has name and lines")
-            )
+        if key not in allowed:
+            problems.append(Problem((code, str(key)), f"unknown field; use {', '.join(allowed)}"))
     name = raw.get("name")
     if not isinstance(name, str) or not name.strip():
         problems.append(Problem((code, "name"), "needs the country's name in English"))
+    if part_of:
+        if raw.get("part_of") != part_of:
+            problems.append(Problem((code, "part_of"), f"write part_of: {part_of}"))
+        problems.extend(_validate_names(code, raw.get("names")))
 
     lines = raw.get("lines")
     if not isinstance(lines, list) or not lines:
@@ -213,7 +266,8 @@ def _validate_country(code: str, raw: object) -> list[Problem]:
             order = ", ".join(k.value for k in LineKind)
             problems.append(Problem((*path, "kind"), f"lines go in the order {order}"))
         kinds.append(kind)
-    if LineKind.EMERGENCY not in kinds:
+    # A part of a country dials its country's emergency number: it inherits that line.
+    if LineKind.EMERGENCY not in kinds and not part_of:
         problems.append(Problem((code, "lines"), "every country needs an emergency line"))
     return problems
 
@@ -227,15 +281,23 @@ def validate_helplines(raw: object) -> list[Problem]:
         if not isinstance(code, str):
             problems.append(Problem((str(code),), "country codes are text, e.g. GB"))
             continue
+        part = _PART_CODE.fullmatch(code)
+        parent = part.group(1) if part else None
         if code in _CODE_HINTS:
             problems.append(
                 Problem((code,), f"not an ISO 3166-1 alpha-2 code; use {_CODE_HINTS[code]}")
             )
-        elif code != INTL and not _COUNTRY_CODE.fullmatch(code):
+        elif parent is not None and parent not in raw:
+            problems.append(Problem((code,), f"a part of {parent}, which has no entry"))
+        elif code != INTL and parent is None and not _COUNTRY_CODE.fullmatch(code):
             problems.append(
-                Problem((code,), f"use a two-letter ISO 3166-1 code in capitals, or {INTL}")
+                Problem(
+                    (code,),
+                    f"use a two-letter ISO 3166-1 code in capitals (or GB-SCT for a part), "
+                    f"or {INTL}",
+                )
             )
-        problems.extend(_validate_country(code, country))
+        problems.extend(_validate_country(code, country, parent))
     if INTL not in raw:
         problems.append(Problem((), f"needs an {INTL} entry: it is the fallback for everyone else"))
     return problems
@@ -257,6 +319,7 @@ def _parse_line(raw: Mapping[str, object]) -> Line:
     checked = _checked_date(raw["checked"])
     if checked is None:
         raise ValueError("checked must be a date; run validate_helplines first")
+    free = raw.get("free")
     return Line(
         kind=LineKind(_required(raw, "kind")),
         name=_required(raw, "name"),
@@ -269,6 +332,9 @@ def _parse_line(raw: Mapping[str, object]) -> Line:
         source=_required(raw, "source"),
         checked=checked,
         verified=_required(raw, "verified"),
+        whatsapp=_optional(raw, "whatsapp"),
+        chat=_optional(raw, "chat"),
+        free=free if isinstance(free, bool) else None,
     )
 
 
@@ -278,12 +344,36 @@ def parse_helplines(raw: object) -> dict[str, Country]:
         raise TypeError("helplines must be a mapping; run validate_helplines first")
     book: dict[str, Country] = {}
     for code, country in raw.items():
+        names = country.get("names") or {}
         book[code] = Country(
             code=code,
             name=country["name"].strip(),
             lines=tuple(_parse_line(line) for line in country["lines"]),
+            part_of=country.get("part_of"),
+            names={str(k): str(v).strip() for k, v in names.items()},
         )
     return book
+
+
+def parts_of(book: Mapping[str, Country], code: str) -> list[Country]:
+    """The parts of a country that have lines of their own (GB: England, Scotland, …)."""
+    return [entry for entry in book.values() if entry.part_of == code]
+
+
+def entry_lines(book: Mapping[str, Country], code: str) -> list[Line]:
+    """A country's lines; for a part of one, its own lines, then its country's lines of every
+    kind it does not list itself (Scotland: its own abuse line, the UK's 999 and Samaritans).
+    In kind order, file order within a kind."""
+    entry = book.get(code)
+    if entry is None:
+        return []
+    own = list(entry.lines)
+    parent = book.get(entry.part_of) if entry.part_of else None
+    if parent is not None:
+        mine = {line.kind for line in own}
+        own += [line for line in parent.lines if line.kind not in mine]
+    # sorted() is stable, so lines of one kind keep the file's order.
+    return sorted(own, key=lambda line: _KIND_ORDER[line.kind])
 
 
 def lines_for(book: Mapping[str, Country], country: str | None, kinds: Sequence[str]) -> list[Line]:
@@ -295,15 +385,12 @@ def lines_for(book: Mapping[str, Country], country: str | None, kinds: Sequence[
     wanted = (kinds,) if isinstance(kinds, str) else tuple(kinds)
     rank = {kind: position for position, kind in enumerate(wanted)}
 
-    def pick(entry: Country | None) -> list[Line]:
-        if entry is None:
-            return []
-        found = [line for line in entry.lines if line.kind in rank]
-        # sorted() is stable, so lines of one kind keep the file's order.
+    def pick(code: str) -> list[Line]:
+        found = [line for line in entry_lines(book, code) if line.kind in rank]
         return sorted(found, key=lambda line: rank[line.kind])
 
     code = country.strip().upper() if country else None
-    found = pick(book.get(code)) if code else []
+    found = pick(code) if code else []
     if found or code == INTL:
         return found
-    return pick(book.get(INTL))
+    return pick(INTL)

@@ -5,14 +5,15 @@ from __future__ import annotations
 from tests.conftest import USER, BotUnderTest, buttons_of
 
 
-async def test_before_start_gives_international_lines_and_set_country(bot: BotUnderTest) -> None:
+async def test_before_start_gives_regional_numbers_and_set_country(bot: BotUnderTest) -> None:
     await bot.send("help")
     reply = await bot.next()
     text = reply.text or ""
-    assert "112" in text
+    for number in ("911", "999", "112", "000"):  # the main regions' numbers, never 112 alone
+        assert number in text
     assert "findahelpline" in text.lower() or "Find A Helpline" in text
     assert "/guide" in text  # plain "help" may have meant "how do I use this"
-    assert ("Set my country", "set:country") in buttons_of(reply)
+    assert ("Set my country", "crisis:where:g") in buttons_of(reply)
     await bot.settle()
     assert bot.unread() == []  # no "send /start" on top of the crisis reply
 
@@ -154,7 +155,9 @@ async def test_country_without_local_lines_is_said_plainly(bot: BotUnderTest) ->
     bot.skip_all()
     await bot.send("danger")
     reply = await bot.next(containing="112")
-    assert "local lines for Poland" in (reply.text or "")
+    text = reply.text or ""
+    assert "support lines for Poland" in text
+    assert "112 or 997 or 998" in text  # Poland's own emergency numbers, not the EU's alone
     assert "Set my country" not in [label for label, _ in buttons_of(reply)]
 
 
@@ -177,4 +180,155 @@ async def test_set_my_country_mid_onboarding_goes_on_with_onboarding(bot: BotUnd
     await bot.press(reply, "Set my country")
     await bot.next(containing="Which country")
     await bot.send("Ireland")
+    await bot.next(containing="1800 341 900")  # the reply again, with Ireland's lines
     await bot.next(containing="check-in once a day")  # onboarding continues, not settings
+
+
+# --- issue 9: a next step for everyone, known or not ------------------------------------------
+
+
+async def test_unknown_person_picks_a_country_and_gets_local_lines(bot: BotUnderTest) -> None:
+    await bot.send("I want to die")  # the very first message, before /start
+    reply = await bot.next(containing="help is possible")
+    await bot.press(reply, "Set my country")
+    ask = await bot.next(containing="Which country are you in?")
+    labels = [label for label, _ in buttons_of(ask)]
+    assert labels[:3] == ["United States", "United Kingdom", "Canada"]  # English speakers'
+    await bot.press(ask, "Ireland")
+    local = await bot.next(containing="Your country: Ireland.")
+    text = local.text or ""
+    assert "Samaritans Ireland: call 116 123" in text
+    assert "999 or 112" in text
+    assert "Set my country" not in [label for label, _ in buttons_of(local)]
+    await bot.settle()
+    # Remembered: in memory for the next reply, and stored like the onboarding country.
+    await bot.send("he is outside the door")
+    again = await bot.next(containing="1800 341 900")
+    assert "Set my country" not in [label for label, _ in buttons_of(again)]
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "IE"
+    assert not person.profile.onboarded
+    await bot.restart()
+    await bot.send("danger")
+    await bot.next(containing="1800 341 900")  # from storage after a restart
+
+
+async def test_country_typed_in_spanish_is_understood(bot: BotUnderTest) -> None:
+    await bot.send("socorro", language_code="es")
+    reply = await bot.next(containing="911")
+    await bot.press(reply, "Set my country")
+    ask = await bot.next(containing="Which country are you in?")
+    first = [label for label, _ in buttons_of(ask)][:3]
+    assert set(first) <= {"Spain", "Mexico", "Argentina"}  # ordered by language, not chosen
+    await bot.send("Alemania")
+    local = await bot.next(containing="Your country: Germany.")
+    assert "116 016" in (local.text or "")
+    await bot.settle()
+    assert bot.unread() == []  # the typed name is not also answered as a stray message
+
+
+async def test_typed_nation_gives_its_own_lines(bot: BotUnderTest) -> None:
+    await bot.send("please help me he is going to hurt me", language_code="fr")
+    reply = await bot.next(containing="911")
+    await bot.press(reply, "Set my country")
+    await bot.next(containing="Which country are you in?")
+    await bot.send("Écosse")
+    local = await bot.next(containing="Your country: Scotland.")
+    text = local.text or ""
+    assert "0800 027 1234" in text  # Scotland's own abuse line
+    assert "0808 2000 247" not in text  # not England's
+    assert "press 55" in text
+
+
+async def test_unknown_country_name_asks_again_kindly(bot: BotUnderTest) -> None:
+    await bot.send("help")
+    reply = await bot.next(containing="911")
+    await bot.press(reply, "Set my country")
+    await bot.next(containing="Which country are you in?")
+    await bot.send("Atlantis")
+    again = await bot.next(containing="couldn't find a country")
+    assert len(buttons_of(again)) >= 3
+    await bot.settle()
+    assert bot.unread() == []
+    await bot.send("Nederland")
+    await bot.next(containing="0800-2000")
+
+
+async def test_uk_reply_asks_which_nation(bot: BotUnderTest) -> None:
+    await bot.onboard(country="United Kingdom")
+    await bot.send("he is outside")
+    reply = await bot.next(containing="999")
+    text = reply.text or ""
+    assert "Scotland" in text and "0800 027 1234" in text  # each nation's line, by name
+    assert text.count("press 55") == 1  # the silent option, once, without a doubled lead-in
+    await bot.press(reply, "Wales")
+    wales = await bot.next(containing="Your country: Wales.")
+    assert "0808 80 10 800 · text 07860 077333" in (wales.text or "")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "GB-WLS"
+    assert person.profile.onboarded  # choosing a nation changes nothing else
+
+
+async def test_grounding_goes_one_step_at_a_time_and_ends_with_a_way_back(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await bot.send("help")
+    reply = await bot.next(containing="999")
+    await bot.press(reply, "grounding")
+    step = await bot.next(containing="feet on the floor")
+    steps = 1
+    while "How are you now?" not in (step.text or ""):
+        assert steps < 10
+        await bot.press(step, "Tap when you're ready")
+        step = await bot.next()
+        steps += 1
+    assert steps > 3  # several steps, each its own message
+    labels = [label for label, _ in buttons_of(step)]
+    assert labels == ["Back to where I was", "My safety plan", "Support lines"]
+    await bot.press(step, "My safety plan")
+    plan = await bot.next(containing="safety plan")
+    assert ("Your safety plan", "ws:open:safety_plan") in buttons_of(plan)
+    await bot.press(step, "Back to where I was")
+    await bot.next(containing="I'm here whenever you need me")
+    await bot.press(step, "Support lines")
+    await bot.next(containing="Domestic abuse support")
+
+
+async def test_help_gives_the_lines_then_the_guide_without_contradiction(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard(country="France")
+    await bot.send("/help")
+    lines = await bot.next(containing="3114")
+    assert "/guide" not in (lines.text or "")  # the guide follows; no "if you meant…"
+    await bot.next(containing="How Steady works")
+
+
+async def test_country_pick_works_when_storage_is_down(bot: BotUnderTest) -> None:
+    await bot.send("danger")
+    reply = await bot.next(containing="911")
+    await bot.services.db.conn.close()
+    await bot.services.keys.db.conn.close()
+    await bot.press(reply, "Set my country")
+    ask = await bot.next(containing="Which country are you in?")
+    await bot.press(ask, "Australia")
+    local = await bot.next(containing="Your country: Australia.")
+    assert "1800 737 732" in (local.text or "")
+    await bot.send("danger")
+    await bot.next(containing="1800 737 732")  # kept in memory though storage is gone
+
+
+async def test_after_choosing_a_country_unknown_person_can_still_start(bot: BotUnderTest) -> None:
+    await bot.send("help")
+    reply = await bot.next(containing="911")
+    await bot.press(reply, "Set my country")
+    ask = await bot.next(containing="Which country are you in?")
+    await bot.press(ask, "Germany")
+    await bot.next(containing="Your country: Germany.")
+    await bot.settle()
+    await bot.send("hello")
+    await bot.next()  # a kind reply, whatever it is, and no traceback
+    await bot.send("/start")
+    await bot.next(containing="Which country")  # onboarding begins as for anyone new

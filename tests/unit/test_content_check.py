@@ -148,3 +148,58 @@ def test_bot_refuses_to_start_with_broken_content(content_copy: Path, tmp_path: 
     )
     assert result.returncode == 2
     assert "titel" in result.stderr and "Traceback" not in result.stderr
+
+
+# --- emergency numbers (issue 9) --------------------------------------------------------------
+
+EMERGENCY = "emergency_numbers.yaml"
+
+
+def test_country_without_an_emergency_number_fails_the_check(content_copy: Path) -> None:
+    file = content_copy / EMERGENCY
+    lines = [
+        line
+        for line in file.read_text(encoding="utf-8").splitlines()
+        if not line.startswith("  JP:")
+    ]
+    file.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    problems = check_content(content_copy)
+    assert any(p.startswith(f"{file}:") and "JP has no emergency number" in p for p in problems)
+
+
+JAPAN = 'JP: {call: "110; 119", source: libphonenumber, checked: 2026-12-01}'
+
+
+@pytest.mark.parametrize(
+    ("new", "words"),
+    [
+        ('JP: {call: "110; 119", checked: 2026-12-01}', "source"),
+        ('JP: {call: "110; 119", source: libphonenumber}', "checked"),
+        ('JP: {call: "110; 119", source: wiki, checked: 2026-12-01}', "keys"),
+        ('JP: {call: "110; 119", source: libphonenumber, checked: 2026-13-01}', "real date"),
+        ('JP: {call: "110; 999", source: libphonenumber, checked: 2026-12-01}', "not list 999"),
+    ],
+)
+def test_emergency_number_without_source_or_date_fails_the_check(
+    content_copy: Path, new: str, words: str
+) -> None:
+    file = content_copy / EMERGENCY
+    replace_once(file, JAPAN, new)
+    expected = f"{file}:{line_of(file, '  JP:')}:"
+    problems = check_content(content_copy)
+    assert any(p.startswith(expected) and words in p for p in problems), problems
+
+
+def test_helpline_emergency_line_must_agree_with_the_list(content_copy: Path) -> None:
+    file = content_copy / "helplines.yaml"
+    old = 'phone: "911"\n      source: health.wyo.gov'
+    replace_once(file, old, 'phone: "112"\n      source: x')
+    problems = check_content(content_copy)
+    assert any(str(file) in p and "911 is US's emergency number" in p for p in problems), problems
+
+
+def test_helpline_line_without_a_checked_date_fails_the_check(content_copy: Path) -> None:
+    file = content_copy / "helplines.yaml"
+    replace_once(file, "      checked: 2026-11-29\n      verified: partial\n\nGB-SCT:", "\nGB-SCT:")
+    problems = check_content(content_copy)
+    assert any(str(file) in p and "missing 'checked'" in p for p in problems), problems

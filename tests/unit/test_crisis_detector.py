@@ -84,7 +84,10 @@ def test_every_language_has_every_kind() -> None:
     raw = _raw_terms()
     assert set(raw) == LANGUAGES
     for language, by_kind in raw.items():
-        assert set(by_kind) == {k.value for k in CrisisKind}, language
+        # sexual_violence became a reply kind with issue 9; its terms come with issue 8's
+        # detector, so until then the terms may lack it (and only it).
+        kinds = {k.value for k in CrisisKind}
+        assert kinds - {"sexual_violence"} <= set(by_kind) <= kinds, language
         for kind, terms in by_kind.items():
             floor = 15 if language == "en" else 8
             assert len(terms) >= floor, (language, kind, len(terms))

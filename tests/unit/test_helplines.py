@@ -22,6 +22,7 @@ from bot.services.helplines import (
     Country,
     Line,
     LineKind,
+    entry_lines,
     lines_for,
     parse_helplines,
     phone_problem,
@@ -29,22 +30,12 @@ from bot.services.helplines import (
 )
 
 HELPLINES_FILE = FilePath(__file__).resolve().parents[2] / "content" / "helplines.yaml"
+# Issue 9's list: every one of these has an emergency line and at least one support line.
 REQUIRED_COUNTRIES = {
-    "US",
-    "GB",
-    "CA",
-    "IE",
-    "AU",
-    "NZ",
-    "DE",
-    "FR",
-    "ES",
-    "IT",
-    "NL",
-    "IN",
-    "ZA",
-    INTL,
-}
+    "US", "CA", "MX", "BR", "AR", "GB", "IE", "AU", "NZ", "IN", "ZA",
+    "DE", "AT", "CH", "FR", "BE", "ES", "PT", "IT", "NL", INTL,
+}  # fmt: skip
+GB_NATIONS = {"GB-ENG", "GB-SCT", "GB-WLS", "GB-NIR"}
 
 
 def _raw() -> Any:
@@ -65,9 +56,37 @@ def test_real_file_is_valid() -> None:
 
 def test_required_countries_are_present_and_nothing_unsourced() -> None:
     book = _book()
-    assert set(book) == REQUIRED_COUNTRIES
-    # Portugal has no source yet; it stays out until it has one.
-    assert "PT" not in book
+    assert set(book) == REQUIRED_COUNTRIES | GB_NATIONS
+    for code in REQUIRED_COUNTRIES - {INTL}:
+        kinds = {line.kind for line in entry_lines(book, code)}
+        assert LineKind.EMERGENCY in kinds, code
+        assert kinds - {LineKind.EMERGENCY, LineKind.OTHER}, code
+
+
+def test_every_nation_of_the_uk_has_its_own_abuse_line_and_names() -> None:
+    book = _book()
+    for code in GB_NATIONS:
+        nation = book[code]
+        assert nation.part_of == "GB"
+        assert {line.kind for line in nation.lines} >= {LineKind.DOMESTIC_ABUSE}, code
+        assert set(nation.names) == {"en", "es", "fr", "de", "it", "nl", "pt"}
+    # A nation inherits what it does not list: 999 and Samaritans in Scotland.
+    scotland = [line.name for line in entry_lines(book, "GB-SCT")]
+    assert scotland[0] == "Emergency"
+    assert "Samaritans" in scotland
+    assert "Men's Advice Line (Respect)" not in scotland  # Scotland lists its own abuse line
+
+
+def test_at_least_one_sexual_violence_and_one_child_line() -> None:
+    book = _book()
+    kinds = [line.kind for c in book.values() for line in c.lines]
+    assert kinds.count(LineKind.SEXUAL_VIOLENCE) >= 5
+    assert kinds.count(LineKind.CHILD) >= 5
+
+
+def test_south_africa_lists_sadags_suicide_crisis_line_first() -> None:
+    crisis = [line for line in _book()["ZA"].lines if line.kind == LineKind.CRISIS]
+    assert crisis[0].phone == "0800 567 567"
 
 
 def test_every_line_has_source_and_checked_date() -> None:
@@ -75,7 +94,8 @@ def test_every_line_has_source_and_checked_date() -> None:
         for line in country.lines:
             assert line.source.strip(), (country.code, line.name)
             assert isinstance(line.checked, datetime.date), (country.code, line.name)
-            assert line.checked == datetime.date(2026, 11, 29)
+            # Checked by the first audit, or again (or newly) for issue 9.
+            assert line.checked in {datetime.date(2026, 11, 29), datetime.date(2026, 12, 1)}
             assert line.verified in {"yes", "partial"}
 
 
@@ -90,7 +110,8 @@ def test_lines_go_emergency_first_then_by_kind() -> None:
     order = list(LineKind)
     for country in _book().values():
         kinds = [line.kind for line in country.lines]
-        assert kinds[0] == LineKind.EMERGENCY, country.code
+        if country.part_of is None:
+            assert kinds[0] == LineKind.EMERGENCY, country.code
         assert kinds == sorted(kinds, key=order.index), country.code
 
 
@@ -99,22 +120,27 @@ def test_parsed_values() -> None:
     assert gb.name == "United Kingdom"
     assert gb.lines[0] == Line(
         kind=LineKind.EMERGENCY,
-        name="999",
+        name="Emergency",
         phone="999",
         text=None,
         url=None,
         hours=None,
         notes=None,
-        silent_option="If you cannot speak on a mobile: call 999, then press 55 when asked.",
+        silent_option="If you can't speak, call 999 from a mobile and press 55 when asked.",
         source=(
             "centre56.org.uk/domestic-abuse; "
-            "independentage.org/domestic-abuse-where-you-can-get-help"
+            "independentage.org/domestic-abuse-where-you-can-get-help; "
+            "https://belfasttrust.hscni.net/service/adult-protection-gateway-team/"
+            "domestic-abuse-sexual-violence-support/"
         ),
-        checked=datetime.date(2026, 11, 29),
+        checked=datetime.date(2026, 12, 1),
         verified="yes",
     )
     shout = next(line for line in gb.lines if line.name == "Shout")
-    assert shout.text == "Text SHOUT to 85258"
+    assert shout.text == "SHOUT to 85258"
+    samaritans = next(line for line in gb.lines if line.name == "Samaritans")
+    assert samaritans.free is True
+    assert _book()["BR"].lines[2].whatsapp == "61 9610-0180"
     assert _book()["AU"].lines[0].phone == "000"  # quoted, so not the integer 0
 
 
@@ -223,11 +249,18 @@ def _drop(code: str, index: int, key: str) -> Any:
         (_set("GB", 1, "verified", "NO"), ("GB", "lines", 1, "verified"), "must not ship"),
         (_set("GB", 1, "verified", "maybe"), ("GB", "lines", 1, "verified"), '"partial"'),
         (_set("GB", 1, "sms", "116 123"), ("GB", "lines", 1, "sms"), "did you mean 'text'"),
+        (_set("GB", 1, "free", "yes"), ("GB", "lines", 1, "free"), "true or false"),
+        (_set("GB", 1, "whatsapp", "+44 ab"), ("GB", "lines", 1, "whatsapp"), "phone number"),
+        (_set("GB", 1, "chat", "http://x.org"), ("GB", "lines", 1, "chat"), "https"),
+        (lambda raw: raw["GB-SCT"].pop("names"), ("GB-SCT", "names"), "names maps"),
+        (lambda raw: raw["GB-SCT"]["names"].pop("nl"), ("GB-SCT", "names"), "'nl'"),
+        (lambda raw: raw["GB-SCT"].update(part_of="IE"), ("GB-SCT", "part_of"), "part_of: GB"),
+        (lambda raw: raw.update({"XX-ABC": raw.pop("GB-SCT")}), ("XX-ABC",), "no entry"),
         (_set("GB", 1, "hours", ["24/7"]), ("GB", "lines", 1, "hours"), "non-empty text"),
         (
             lambda raw: [_line(raw, "GB", 1).pop(k) for k in ("phone", "url")],
             ("GB", "lines", 1),
-            "at least one of phone, text or url",
+            "at least one of phone, text, whatsapp, chat or url",
         ),
         (
             lambda raw: raw["GB"]["lines"].reverse(),
@@ -270,14 +303,14 @@ def test_checked_may_be_quoted() -> None:
 def test_lines_for_a_known_country_follows_the_order_of_kinds() -> None:
     found = lines_for(_book(), "GB", ["crisis", "emergency"])
     assert [line.kind for line in found] == ["crisis", "crisis", "emergency"]
-    assert [line.name for line in found] == ["Samaritans", "Shout", "999"]
+    assert [line.name for line in found] == ["Samaritans", "Shout", "Emergency"]
 
 
 def test_lines_for_is_case_insensitive() -> None:
     assert lines_for(_book(), "de", ["emergency"]) == lines_for(_book(), "DE", ["emergency"])
 
 
-@pytest.mark.parametrize("country", [None, "", "PT", "XX", "portugal"])
+@pytest.mark.parametrize("country", [None, "", "JP", "XX", "portugal"])
 def test_lines_for_falls_back_to_intl(country: str | None) -> None:
     found = lines_for(_book(), country, ["emergency", "other"])
     assert found == list(_book()[INTL].lines)
@@ -286,7 +319,9 @@ def test_lines_for_falls_back_to_intl(country: str | None) -> None:
 def test_lines_for_falls_back_when_the_country_has_none_of_those_kinds() -> None:
     # The US has no line of kind "other"; an empty reply would leave the person with nothing.
     found = lines_for(_book(), "US", ["other"])
-    assert [line.name for line in found] == ["Find A Helpline"]
+    assert [line.name for line in found] == [
+        "Find A Helpline (a directory of 1,300+ services in 130 countries)"
+    ]
 
 
 def test_lines_for_accepts_a_single_kind_string() -> None:
