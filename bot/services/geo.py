@@ -97,17 +97,23 @@ def _all_zone_names() -> dict[str, str]:
     return {name.casefold(): name for name in zoneinfo.available_timezones()}
 
 
-def find_timezone(text: str) -> str | None:
-    """An IANA name in any case, or a city that names a zone ("new york", "São Paulo")."""
+def find_timezone(text: str, country: str | None = None, now: datetime | None = None) -> str | None:
+    """The zone someone names: an IANA name in any case ("europe/london"), a city ("Seattle",
+    "São Paulo", "Paris, Texas"), a country with one clock, an abbreviation or a zone's name
+    ("EST", "Pacific", "hora del Pacífico"), or an offset ("UTC+2", "+5:30").
+    `country` (the person's, when known) settles names that several places share."""
     raw = text.strip()
     exact = _all_zone_names().get(raw.casefold().replace(" ", "_"))
     if exact is not None and "/" in exact:
         return exact
-    wanted = fold(raw)
-    if not wanted:
-        return None
-    for zones in zones_by_country().values():
-        for zone in zones:
-            if fold(zone.city) == wanted:
-                return zone.name
-    return None
+    # Imported here: zone_names builds on this module's tables.
+    from bot.services import zone_names  # noqa: PLC0415
+
+    return zone_names.resolve(raw, country=country, now=now)
+
+
+def zone_label(zone: str, language: str = "en", country: str | None = None) -> str:
+    """Words for a time-zone button: "Pacific: Los Angeles, Seattle"."""
+    from bot.services import zone_names  # noqa: PLC0415
+
+    return zone_names.zone_label(zone, language, country)
