@@ -1,5 +1,5 @@
 """Command line: `python -m bot [serve | sandbox | keys rotate | backup [PATH] [--keys PATH] |
-stats | content check]`.
+stats | health | content check]`.
 
 Every expected failure (configuration, key, storage, content) ends with one line on stderr
 and exit code 2; tracebacks are for bugs only.
@@ -61,6 +61,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="also (or only) copy the key store here; keep it apart from the data copy",
     )
+    sub.add_parser(
+        "health", help="exit 0 while a bot serves this data dir (for Docker's HEALTHCHECK)"
+    )
     stats = sub.add_parser("stats", help="counts for the operator: people, crisis replies")
     stats.add_argument("--days", type=int, default=30, help="how many days back (default 30)")
     content = sub.add_parser("content", help="content tools")
@@ -95,6 +98,13 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()
+    if args.command == "health":
+        from bot.datalock import is_held  # noqa: PLC0415
+
+        if is_held(settings.data_dir) and settings.data_db.is_file():
+            return 0
+        print(f"no Steady process is serving {settings.data_dir}", file=sys.stderr)
+        return 1
     configure_logging(settings.log_level)
     if args.command == "sandbox":
         from bot.sandbox import run_sandbox  # noqa: PLC0415 - only the sandbox needs it

@@ -102,3 +102,13 @@ async def test_backup_of_the_key_store_opens_with_the_master_key(
     assert neither.returncode == 2 and "--keys PATH" in neither.stderr
     same = run_cli(env, "backup", str(tmp_path / "x"), "--keys", str(tmp_path / "x"), cwd=tmp_path)
     assert same.returncode == 2 and "different file names" in same.stderr
+
+
+async def test_health_follows_the_serving_process(bot: BotUnderTest, tmp_path: Path) -> None:
+    await bot.onboard()
+    assert bot.settings.master_key is not None
+    env = env_for(bot, bot.settings.master_key)
+    assert run_cli(env, "health", cwd=tmp_path).returncode == 0
+    await bot.stop()
+    stopped = run_cli(env, "health", cwd=tmp_path)
+    assert stopped.returncode == 1 and "no Steady process" in stopped.stderr
