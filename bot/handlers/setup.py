@@ -199,7 +199,7 @@ class Setup:
                 return
             await self._set_country(update, context, person, code, mode)
         elif step == "timezone":
-            zone = geo.find_timezone(text, country=person.profile.country)
+            zone = geo.find_timezone(text, person.profile.country, context.services.clock())
             if zone is None or not is_valid_timezone(zone):
                 await say(context, person.chat_id, tx("setup.timezone_unknown"), person=person)
                 return

@@ -356,6 +356,7 @@ class _Layout:
         self.width = self.pdf.w - 2 * MARGIN_SIDE
         self.lines: list[PdfLine] = []
         self.replaced = False
+        self._widths: dict[tuple[str, float, str], float] = {}
 
     def blank(self) -> None:
         self.lines.append(PdfLine())
@@ -370,21 +371,38 @@ class _Layout:
             for line in self._wrap(paragraph, room):
                 self.lines.append(PdfLine(line, style, size, indent, rtl))
 
+    def _width(self, text: str) -> float:
+        # Shaping and the bidi pass are pure Python in fpdf2: each word once per style.
+        key = (self.pdf.font_style, self.pdf.font_size_pt, text)
+        found = self._widths.get(key)
+        if found is None:
+            found = self._widths[key] = float(self.pdf.get_string_width(text))
+        return found
+
     def _fits(self, text: str, room: float) -> bool:
-        return bool(self.pdf.get_string_width(text) <= room)
+        return self._width(text) <= room
 
     def _wrap(self, paragraph: str, room: float) -> list[str]:
+        # Words are measured one at a time and added up (shaping never joins across a
+        # space), so a long paragraph costs one shaping per word, not one per candidate line.
         lines: list[str] = []
-        current = ""
+        current, width = "", 0.0
+        space = self._width(" ")
         for word in paragraph.split(" "):
-            candidate = f"{current} {word}" if current else word
-            if self._fits(candidate, room):
-                current = candidate
+            word_width = self._width(word)
+            if current and width + space + word_width <= room:
+                current, width = f"{current} {word}", width + space + word_width
+                continue
+            if not current and word_width <= room:
+                current, width = word, word_width
                 continue
             if current:
                 lines.append(current)
-            current = ""
-            current = self._break_word(word, room, lines) if not self._fits(word, room) else word
+            if word_width <= room:
+                current, width = word, word_width
+            else:
+                current = self._break_word(word, room, lines)
+                width = self._width(current)
         lines.append(current)
         return lines
 

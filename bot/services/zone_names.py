@@ -43,6 +43,9 @@ _ABBREVIATION_LOCALES = (
 # An alternate name (GeoNames lists many per city) beats a city's own name only when its
 # city is this many times larger: "Cologne" is Köln, not a village called Cologne.
 _ALTERNATE_FACTOR = 8
+# GeoNames lists a town's name in dozens of scripts. Below this size only the Latin-script
+# ones are kept (the bot's seven languages write in it): a third of the index's memory.
+_ALL_SCRIPTS_FROM = 100_000
 # A city this large is what a name means even when a zone shares it ("Phoenix").
 _LARGE_CITY = 100_000
 _OFFSET = re.compile(
@@ -148,7 +151,10 @@ def _build() -> _Index:
         index.zone_population[zone] += population
         index.zone_cities.setdefault(zone, []).append((population, city["name"], admin1, country))
         place = Place(zone, country, admin1, population)
-        add_place(city["name"], place, alternate_names=city.get("alternatenames", ()))
+        alternates: list[str] = city.get("alternatenames", [])
+        if population < _ALL_SCRIPTS_FROM:
+            alternates = [a for a in alternates if _latin(a)]
+        add_place(city["name"], place, alternate_names=alternates)
     del cities
     populations = dict(index.zone_population)
 
@@ -228,6 +234,10 @@ def warm() -> None:
 
 
 # --- resolving ----------------------------------------------------------------------------
+
+
+def _latin(name: str) -> bool:
+    return all(ord(c) < 0x250 or not c.isalpha() for c in name)
 
 
 def _add(places: dict[str, int | tuple[int, ...]], key: str, number: int) -> None:
