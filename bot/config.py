@@ -165,7 +165,12 @@ def ensure_data_dir(path: Path) -> None:
 def check_key_placement(settings: Settings) -> None:
     """Serving for real (a token) keeps the master key out of the data volume: a copy of
     that volume or one of its backups must not carry the key that opens it."""
-    if settings.token is None or not settings.key_beside_data or settings.allow_key_in_data_dir:
+    if settings.token is None:
+        return
+    chosen = settings.master_key_file
+    if settings.master_key is None and chosen is not None and not chosen.parent.is_dir():
+        raise ConfigError(f"BOT_MASTER_KEY_FILE {chosen}: its folder does not exist")
+    if not settings.key_beside_data or settings.allow_key_in_data_dir:
         return
     raise ConfigError(
         "BOT_MASTER_KEY is not set and the key file would be in the data dir "

@@ -152,6 +152,7 @@ def test_help_lists_commands(tmp_path: Path) -> None:
         ({"BOT_MASTER_KEY_FILE": "{tmp}/data/keys/master.key"}, True),  # still inside
         ({"BOT_ALLOW_KEY_IN_DATA_DIR": "1"}, False),
         ({"TELEGRAM_BOT_TOKEN": ""}, False),  # the sandbox and the CLI tools: no token
+        ({"BOT_MASTER_KEY_FILE": "{tmp}/nowhere/master.key"}, True),  # a secret not mounted
     ],
 )
 def test_serving_keeps_the_master_key_out_of_the_data_dir(
@@ -160,8 +161,9 @@ def test_serving_keeps_the_master_key_out_of_the_data_dir(
     env = {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_DATA_DIR": str(tmp_path / "data")}
     env.update({k: v.replace("{tmp}", str(tmp_path)) for k, v in extra.items()})
     settings = load_settings(env, dotenv=None)
+    (tmp_path / "secrets").mkdir()
     if refused:
-        with pytest.raises(ConfigError, match="BOT_MASTER_KEY is not set"):
+        with pytest.raises(ConfigError, match="BOT_MASTER_KEY"):
             check_key_placement(settings)
     else:
         check_key_placement(settings)
