@@ -51,3 +51,9 @@ def test_every_font_the_export_uses_is_shipped() -> None:
 
     for name in (f"{export.FONT}-Regular.ttf", "NotoSans-Bold.ttf", *export._SCRIPT_FONTS):
         assert export.font_path(name).is_file(), name
+
+
+def test_the_fonts_stay_a_few_megabytes() -> None:
+    # Subsets (tools/subset_fonts.py), not whole faces: the full CJK face alone is 19 MB.
+    total = sum(p.stat().st_size for p in (ROOT / "bot" / "fonts").iterdir())
+    assert total < 7 * 2**20, total
