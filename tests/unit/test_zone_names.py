@@ -135,3 +135,12 @@ def test_every_country_zone_has_a_short_label_without_tz_comments() -> None:
             label = zone_names.zone_label(zone.name, "en", code)
             assert 0 < len(label) <= 60, (zone, label)
             assert "(" not in label, (zone, label)
+
+
+def test_each_clock_is_shown_by_its_most_populous_zone() -> None:
+    names = [z.name for z in geo.main_zones("AU", 2026)]
+    assert "Australia/Sydney" in names and "Antarctica/Macquarie" not in names
+    assert "America/Sao_Paulo" in [z.name for z in geo.main_zones("BR", 2026)]
+    assert [z.name for z in geo.distinct_zones("DE", 2026)] == ["Europe/Berlin"]
+    label = geo.zone_label("Australia/Sydney", country="AU")
+    assert label == "Australian Eastern: Sydney, Melbourne"  # cities of the whole clock
