@@ -9,10 +9,17 @@ COPY bot ./bot
 COPY content ./content
 RUN pip install . && rm -rf /src
 
-RUN useradd --system --uid 10001 --home-dir /nonexistent steady \
-    && mkdir /data && chown steady /data && chmod 700 /data
-USER steady
+# The bot runs as uid/gid 10001 ("steady"). The entry step gives it the data dir (bind
+# mounts included) and drops root before the bot starts; see docker/entrypoint.sh.
+RUN useradd --system --uid 10001 --user-group --home-dir /nonexistent steady \
+    && mkdir /data && chown steady:steady /data && chmod 700 /data
+COPY docker/entrypoint.sh /usr/local/bin/steady-entrypoint
 WORKDIR /data
 VOLUME ["/data"]
 
+# Healthy while a bot process holds the data dir's lock (it goes when the process dies).
+HEALTHCHECK --interval=60s --timeout=10s --start-period=60s --retries=3 \
+    CMD ["python", "-m", "bot", "health"]
+
+ENTRYPOINT ["steady-entrypoint"]
 CMD ["python", "-m", "bot"]

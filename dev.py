@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 import venv
+from collections.abc import Mapping
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent
@@ -35,6 +36,21 @@ def ensure_venv() -> None:
     STAMP.write_text(wanted)
 
 
+def has_token(environ: Mapping[str, str], dotenv: Path) -> bool:
+    """A token set in the environment or in .env; a commented-out or empty one means the
+    sandbox. The bot's own .env parser decides, so both read the file alike."""
+    if environ.get("TELEGRAM_BOT_TOKEN", "").strip():
+        return True
+    sys.path.insert(0, str(ROOT))
+    from bot.config import ConfigError, read_dotenv  # noqa: PLC0415  (stdlib only)
+
+    try:
+        values = read_dotenv(dotenv)
+    except ConfigError:
+        return True  # serve, and let the bot say which line is wrong
+    return bool(values.get("TELEGRAM_BOT_TOKEN", "").strip())
+
+
 def run(*cmd: str | Path) -> int:
     print("$", " ".join(str(c) for c in cmd), flush=True)
     return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=False).returncode
@@ -46,10 +62,7 @@ def main() -> int:
         sys.exit(__doc__)
     ensure_venv()
     if action == "run":
-        has_token = bool(os.environ.get("TELEGRAM_BOT_TOKEN")) or "TELEGRAM_BOT_TOKEN=" in (
-            (ROOT / ".env").read_text() if (ROOT / ".env").exists() else ""
-        )
-        return run(PY, "-m", "bot", *([] if has_token else ["sandbox"]))
+        return run(PY, "-m", "bot", *([] if has_token(os.environ, ROOT / ".env") else ["sandbox"]))
     for check in (
         (PY, "-m", "ruff", "check", "."),
         (PY, "-m", "ruff", "format", "--check", "."),

@@ -1,4 +1,5 @@
-"""Command line: `python -m bot [serve | sandbox | keys rotate | backup PATH | content check]`.
+"""Command line: `python -m bot [serve | sandbox | keys rotate | backup [PATH] [--keys PATH] |
+stats | health | content check]`.
 
 Every expected failure (configuration, key, storage, content) ends with one line on stderr
 and exit code 2; tracebacks are for bugs only.
@@ -13,7 +14,13 @@ import signal
 import sys
 from pathlib import Path
 
-from bot.config import ConfigError, Settings, ensure_data_dir, load_settings
+from bot.config import (
+    ConfigError,
+    Settings,
+    check_key_placement,
+    ensure_data_dir,
+    load_settings,
+)
 from bot.content import ContentError, check_content, content_dir
 from bot.crypto import MasterKey, random_key
 from bot.datalock import DataDirLock
@@ -41,8 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     keys = sub.add_parser("keys", help="key management")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
     keys_sub.add_parser("rotate", help="make a new master key and re-wrap every data key")
-    backup = sub.add_parser("backup", help="write a consistent copy of the data database")
-    backup.add_argument("path", type=Path, help="where to write the copy (must not exist)")
+    backup = sub.add_parser(
+        "backup", help="write a consistent copy of the data database and/or the key store"
+    )
+    backup.add_argument(
+        "path", type=Path, nargs="?", help="where to write the data copy (must not exist)"
+    )
+    backup.add_argument(
+        "--keys",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="also (or only) copy the key store here; keep it apart from the data copy",
+    )
+    sub.add_parser(
+        "health", help="exit 0 while a bot serves this data dir (for Docker's HEALTHCHECK)"
+    )
     stats = sub.add_parser("stats", help="counts for the operator: people, crisis replies")
     stats.add_argument("--days", type=int, default=30, help="how many days back (default 30)")
     content = sub.add_parser("content", help="content tools")
@@ -77,22 +98,43 @@ def _run(args: argparse.Namespace) -> int:
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()
+    if args.command == "health":
+        from bot.datalock import is_held  # noqa: PLC0415
+
+        if is_held(settings.data_dir) and settings.data_db.is_file():
+            return 0
+        print(f"no Steady process is serving {settings.data_dir}", file=sys.stderr)
+        return 1
     configure_logging(settings.log_level)
     if args.command == "sandbox":
         from bot.sandbox import run_sandbox  # noqa: PLC0415 - only the sandbox needs it
 
+        _warm_indexes()
         return asyncio.run(run_sandbox(args.data_dir, settings))
     if args.command == "keys":
         return asyncio.run(_rotate(settings))
     if args.command == "backup":
-        return asyncio.run(_backup(settings, args.path))
+        if args.path is None and args.keys is None:
+            raise ConfigError("backup needs a PATH for the data copy, --keys PATH, or both")
+        return asyncio.run(_backup(settings, args.path, args.keys))
     if args.command == "stats":
         return asyncio.run(_stats(settings, args.days))
     if settings.token is None:
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`"
         )
+    ensure_data_dir(settings.data_dir)
+    check_key_placement(settings)
+    _warm_indexes()
     return asyncio.run(_serve(settings))
+
+
+def _warm_indexes() -> None:
+    """Built before serving (about a second and 70 MB; docs/performance.md), so no person's
+    answer waits on it inside the event loop."""
+    from bot.services import zone_names  # noqa: PLC0415
+
+    zone_names.warm()
 
 
 async def _serve(settings: Settings) -> int:
@@ -146,25 +188,39 @@ async def _rotate(settings: Settings) -> int:
     return 0
 
 
-async def _backup(settings: Settings, target: Path) -> int:
+async def _backup(settings: Settings, target: Path | None, keys: Path | None) -> int:
+    """Consistent copies (SQLite's VACUUM INTO, safe while the bot runs) without the
+    sqlite3 command-line tool, which the slim image lacks."""
     from bot.storage.database import Database  # noqa: PLC0415
-    from bot.storage.schema import MIGRATIONS  # noqa: PLC0415
+    from bot.storage.schema import KEYSTORE_MIGRATIONS, MIGRATIONS  # noqa: PLC0415
 
-    if target.exists():
-        raise ConfigError(f"{target} already exists; choose a new file name")
-    if not settings.data_db.exists():
-        raise ConfigError(f"no database at {settings.data_db}")
-    db = await Database.open(settings.data_db, MIGRATIONS)
-    try:
-        await db.backup_to(target)
-    finally:
-        await db.close()
-    print(f"Wrote a consistent copy of {settings.data_db} to {target}.")
-    print(
-        f"The keys are in {settings.key_db}: back it up separately, to a different place. "
-        "Without it the copy is unreadable; keeping them apart is what lets /forget "
-        "erase a person from old backups too."
-    )
+    copies = [(target, settings.data_db, MIGRATIONS), (keys, settings.key_db, KEYSTORE_MIGRATIONS)]
+    wanted = [(to, source, schema) for to, source, schema in copies if to is not None]
+    if target is not None and keys is not None and target.resolve() == keys.resolve():
+        raise ConfigError("the data copy and the key-store copy need different file names")
+    for to, source, _ in wanted:
+        if to.exists():
+            raise ConfigError(f"{to} already exists; choose a new file name")
+        if not source.exists():
+            raise ConfigError(f"no database at {source}")
+    for to, source, schema in wanted:
+        db = await Database.open(source, schema)
+        try:
+            await db.backup_to(to)
+        finally:
+            await db.close()
+        print(f"Wrote a consistent copy of {source} to {to}.")
+    if keys is None:
+        print(
+            f"The keys are in {settings.key_db}: back it up separately, to a different place "
+            "(`backup --keys PATH`). Without it the copy is unreadable; keeping them apart is "
+            "what lets /forget erase a person from old backups too."
+        )
+    else:
+        print(
+            "Keep the key-store copy apart from the data copy (another disk, another "
+            "account): together, and with the master key, they open everything."
+        )
     return 0
 
 

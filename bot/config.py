@@ -32,6 +32,10 @@ class Settings:
     master_key: bytes | None = field(repr=False)
     log_level: int
     http_timeout: float = 10.0
+    # BOT_MASTER_KEY_FILE: a key file kept apart from the data (a mounted secret); else
+    # master.key in the data dir, which serving refuses unless BOT_ALLOW_KEY_IN_DATA_DIR.
+    master_key_file: Path | None = None
+    allow_key_in_data_dir: bool = False
 
     @property
     def data_db(self) -> Path:
@@ -43,7 +47,15 @@ class Settings:
 
     @property
     def key_file(self) -> Path:
-        return self.data_dir / "master.key"
+        return self.master_key_file or self.data_dir / "master.key"
+
+    @property
+    def key_beside_data(self) -> bool:
+        """The master key would sit in the same folder (volume, backup) as what it unlocks."""
+        if self.master_key is not None:
+            return False
+        data = self.data_dir.resolve()
+        return self.key_file.resolve().is_relative_to(data)
 
 
 def read_dotenv(path: Path) -> dict[str, str]:
@@ -117,7 +129,15 @@ def load_settings(
     if not 0.05 <= http_timeout <= 300:
         raise ConfigError("BOT_HTTP_TIMEOUT must be between 0.05 and 300 seconds")
 
+    raw_key_file = env.get("BOT_MASTER_KEY_FILE", "").strip()
+    master_key_file = Path(raw_key_file) if raw_key_file else None
+    allow_raw = env.get("BOT_ALLOW_KEY_IN_DATA_DIR", "").strip().lower()
+    if allow_raw not in ("", "0", "1", "true", "false", "yes", "no"):
+        raise ConfigError("BOT_ALLOW_KEY_IN_DATA_DIR must be 1 or 0")
+
     return Settings(
+        master_key_file=master_key_file,
+        allow_key_in_data_dir=allow_raw in ("1", "true", "yes"),
         http_timeout=http_timeout,
         token=token,
         api_url=api_url,
@@ -140,3 +160,20 @@ def ensure_data_dir(path: Path) -> None:
         raise ConfigError(
             f"BOT_DATA_DIR {path} is not writable ({exc.strerror or type(exc).__name__})"
         ) from None
+
+
+def check_key_placement(settings: Settings) -> None:
+    """Serving for real (a token) keeps the master key out of the data volume: a copy of
+    that volume or one of its backups must not carry the key that opens it."""
+    if settings.token is None:
+        return
+    chosen = settings.master_key_file
+    if settings.master_key is None and chosen is not None and not chosen.parent.is_dir():
+        raise ConfigError(f"BOT_MASTER_KEY_FILE {chosen}: its folder does not exist")
+    if not settings.key_beside_data or settings.allow_key_in_data_dir:
+        return
+    raise ConfigError(
+        "BOT_MASTER_KEY is not set and the key file would be in the data dir "
+        f"({settings.key_file}); set BOT_MASTER_KEY, or BOT_MASTER_KEY_FILE to a file outside "
+        "it, or BOT_ALLOW_KEY_IN_DATA_DIR=1 to accept the risk"
+    )

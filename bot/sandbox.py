@@ -2,6 +2,11 @@
 
 You type as a user; the bot's messages print with their buttons numbered, and typing a
 number presses one. Lines starting with ':' are sandbox commands (:help).
+
+The sandbox shows what discretion is about, which a chat window would show a person: the
+files the bot sends (saved in a folder it names, with their captions), which of your own
+messages the bot deleted, and that a message's old buttons go when it changes. Log lines go
+to a file in the data dir, not into the conversation.
 """
 
 from __future__ import annotations
@@ -18,7 +23,10 @@ from typing import Any
 
 from bot.clock import ShiftedClock
 from bot.config import Settings
+from bot.crypto import MasterKey, random_key
 from bot.emulator import BotApiEmulator, SentMessage
+from bot.keys import write_key_file
+from bot.logs import configure_logging
 from bot.runtime import Runtime
 
 SANDBOX_USER = 424242
@@ -53,37 +61,77 @@ class Terminal:
         emulator: BotApiEmulator,
         runtime: Runtime | None = None,
         clock: ShiftedClock | None = None,
+        exports: Path | None = None,
     ) -> None:
         self.emu = emulator
         self.runtime = runtime
         self.clock = clock
+        self.exports = exports
         self.tasks: set[asyncio.Task[None]] = set()
         self.seen: dict[int, tuple[int, bool]] = {}  # message id -> (edits, deleted)
         self.pressable: dict[int, tuple[int, str]] = {}
+        self.numbers_of: dict[int, list[int]] = {}  # message id -> its current button numbers
+        self.gone: set[int] = set()  # numbers of buttons that were edited or deleted away
+        self.mine: set[int] = set()  # ids of the messages typed here
         self.next_number = 1
 
+    def _forget_buttons(self, message_id: int) -> None:
+        for number in self.numbers_of.pop(message_id, []):
+            self.pressable.pop(number, None)
+            self.gone.add(number)
+
     def show_changes(self) -> None:
+        deleted = self.emu.deleted_ids(SANDBOX_USER)
+        for message_id in sorted(self.mine & deleted):
+            self.mine.discard(message_id)
+            print(f"  (your message #{message_id} was deleted: it is gone from the chat)")
         for message in self.emu.messages_to(SANDBOX_USER):
             state = (message.edits, message.deleted)
             before = self.seen.get(message.message_id)
             if before == state:
                 continue
             self.seen[message.message_id] = state
+            self._forget_buttons(message.message_id)
             if message.deleted:
                 if before is not None:
-                    print(f"  (bot message {message.message_id} was deleted)")
+                    print(f"  (bot message #{message.message_id} was deleted)")
                 continue
             label = "edited" if before is not None else "bot"
             print(f"\n[{label} #{message.message_id}]")
             if message.document is not None:
-                print(f"  (file: {message.document.filename}, {len(message.document.data)} bytes)")
+                print(f"  {self._save(message)}")
+                for line in (message.document.caption or "").splitlines():
+                    print(f"  {line}")
             for line in (message.text or "").splitlines():
                 print(f"  {line}")
+            numbers = self.numbers_of.setdefault(message.message_id, [])
             for text, data in _buttons(message):
                 number = self.next_number
                 self.next_number += 1
                 self.pressable[number] = (message.message_id, data)
+                numbers.append(number)
                 print(f"  [{number}] {text}")
+
+    def _save(self, message: SentMessage) -> str:
+        """Keep a file the bot sent where the person can open it, as a phone would."""
+        document = message.document
+        assert document is not None
+        size = f"{len(document.data)} bytes"
+        if self.exports is None:
+            return f"(file: {document.filename}, {size})"
+        self.exports.mkdir(parents=True, exist_ok=True)
+        name = Path(document.filename).name or "file"
+        target = self.exports / name
+        stem, suffix = target.stem, target.suffix
+        copy = 2
+        while target.exists():
+            target = self.exports / f"{stem}-{copy}{suffix}"
+            copy += 1
+        target.write_bytes(document.data)
+        return f"(file: {document.filename}, {size}, saved as {target})"
+
+    def _mine(self, sent: dict[str, Any]) -> None:
+        self.mine.add(int(sent["message"]["message_id"]))
 
     def _spawn(self, job: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(job)
@@ -130,6 +178,11 @@ class Terminal:
         elif text.strip().isdigit() and int(text) in self.pressable:
             message_id, data = self.pressable[int(text)]
             self.emu.user_presses(SANDBOX_USER, message_id, data)
+        elif text.strip().isdigit() and int(text) in self.gone:
+            print(
+                f"  (sandbox: button {int(text)} is gone: its message changed or was deleted;"
+                " use the newer numbers)"
+            )
         elif text.startswith(":edit "):
             _, number, new_text = [*text.split(" ", 2), "", ""][:3]
             if number.isdigit() and new_text:
@@ -145,30 +198,54 @@ class Terminal:
                 print(f"  (sandbox: the clock now reads {self.clock():%a %d %b %H:%M} UTC)")
                 self._spawn(self._deliver_due())
         elif text.strip() == ":sticker":
-            self.emu.user_sends(SANDBOX_USER, sticker=True)
+            self._mine(self.emu.user_sends(SANDBOX_USER, sticker=True))
         elif text.startswith(":photo"):
             caption = text[len(":photo") :].strip() or None
-            self.emu.user_sends(SANDBOX_USER, photo=True, caption=caption)
+            self._mine(self.emu.user_sends(SANDBOX_USER, photo=True, caption=caption))
         elif text:
             sent = self.emu.user_sends(SANDBOX_USER, text)
+            self._mine(sent)
             print(f"  (you, #{sent['message']['message_id']})")
         return True
+
+
+def _sandbox_settings(settings: Settings, data_dir: Path) -> Settings:
+    sandbox = dataclasses.replace(
+        settings,
+        token=SANDBOX_TOKEN,
+        data_dir=data_dir,
+        master_key_file=None,  # never a production key file: the sandbox keeps its own
+        allow_key_in_data_dir=True,
+    )
+    data_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if sandbox.master_key is None and not sandbox.key_file.exists():
+        # A sandbox key in the sandbox's folder is what a sandbox wants; made here, the
+        # bot's advice to move a production key somewhere safer does not apply.
+        write_key_file(sandbox.key_file, MasterKey(random_key()))
+    return sandbox
 
 
 async def run_sandbox(data_dir: Path, settings: Settings) -> int:
     clock = ShiftedClock()
     emulator = BotApiEmulator(clock=lambda: clock().timestamp())
+    sandbox = _sandbox_settings(settings, data_dir)
+    log_path = data_dir / "sandbox.log"
+    log_path.touch(mode=0o600)
+    log_file = log_path.open("a", encoding="utf-8")
+    configure_logging(settings.log_level, stream=log_file)
     await emulator.start()
-    runtime = Runtime(
-        dataclasses.replace(
-            settings, token=SANDBOX_TOKEN, api_url=emulator.base_url, data_dir=data_dir
-        ),
-        clock=clock,
-    )
-    await runtime.start()
-    terminal = Terminal(emulator, runtime, clock)
+    runtime = Runtime(dataclasses.replace(sandbox, api_url=emulator.base_url), clock=clock)
+    exports = data_dir / "exports"
+    try:
+        await runtime.start()
+    except BaseException:
+        await emulator.stop()
+        log_file.close()
+        raise
+    terminal = Terminal(emulator, runtime, clock, exports)
     watcher = asyncio.create_task(terminal.watch())
     print(f"Steady sandbox (data in {data_dir}). Type /start to begin, :help for commands.")
+    print(f"  Files the bot sends are saved in {exports}; log lines go to {log_path}.")
     try:
         while True:
             line = await asyncio.to_thread(sys.stdin.readline)
@@ -180,4 +257,5 @@ async def run_sandbox(data_dir: Path, settings: Settings) -> int:
             await watcher
         await runtime.stop()
         await emulator.stop()
+        log_file.close()
     return 0

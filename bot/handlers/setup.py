@@ -157,10 +157,7 @@ class Setup:
             return
         await context.services.people.set_state(person, f"setup:timezone:{mode}")
         choices = geo.main_zones(country, year) if country else ()
-        rows = [
-            [(f"{z.city} ({z.description})" if z.description else z.city, f"tz:{z.name}")]
-            for z in choices
-        ]
+        rows = [[(geo.zone_label(z.name, country=country), f"tz:{z.name}")] for z in choices]
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
         await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
 
@@ -202,7 +199,7 @@ class Setup:
                 return
             await self._set_country(update, context, person, code, mode)
         elif step == "timezone":
-            zone = geo.find_timezone(text)
+            zone = geo.find_timezone(text, person.profile.country, context.services.clock())
             if zone is None or not is_valid_timezone(zone):
                 await say(context, person.chat_id, tx("setup.timezone_unknown"), person=person)
                 return

@@ -78,17 +78,41 @@ def _behaviour(zone: Zone, year: int) -> tuple[object, object]:
     return january, july
 
 
+def _clock_groups(country: str, year: int) -> list[list[Zone]]:
+    """The country's zones grouped by the clock they keep in `year`, in zone.tab's order."""
+    groups: dict[tuple[object, object], list[Zone]] = {}
+    for zone in zones_for(country):
+        groups.setdefault(_behaviour(zone, year), []).append(zone)
+    return list(groups.values())
+
+
+def _population(zone: str) -> int:
+    from bot.services import zone_names  # noqa: PLC0415  (it builds on this module)
+
+    return zone_names.population(zone)
+
+
 def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
     """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
-    keep the same time, so Germany needs no question; the US has several clocks, so it does."""
-    seen: dict[tuple[object, object], Zone] = {}
-    for zone in zones_for(country):
-        seen.setdefault(_behaviour(zone, year), zone)
-    return tuple(seen.values())
+    keep the same time, so Germany needs no question; the US has several clocks, so it does.
+    Each clock is represented by its most populous zone (Sydney, not Macquarie Island)."""
+    return tuple(
+        max(group, key=lambda z: _population(z.name)) for group in _clock_groups(country, year)
+    )
+
+
+def same_clock(country: str, zone: str, year: int) -> tuple[str, ...]:
+    """The country's zones that keep the same time as `zone` all `year`, itself included."""
+    for group in _clock_groups(country, year):
+        names = tuple(z.name for z in group)
+        if zone in names:
+            return names
+    return (zone,)
 
 
 def main_zones(country: str, year: int, limit: int = 8) -> tuple[Zone, ...]:
-    """The zones worth a button: one per distinct clock, most populous regions first."""
+    """The zones worth a button: one per distinct clock, in zone.tab's order (which lists
+    a country's main regions first)."""
     return distinct_zones(country, year)[:limit]
 
 
@@ -97,17 +121,23 @@ def _all_zone_names() -> dict[str, str]:
     return {name.casefold(): name for name in zoneinfo.available_timezones()}
 
 
-def find_timezone(text: str) -> str | None:
-    """An IANA name in any case, or a city that names a zone ("new york", "São Paulo")."""
+def find_timezone(text: str, country: str | None = None, now: datetime | None = None) -> str | None:
+    """The zone someone names: an IANA name in any case ("europe/london"), a city ("Seattle",
+    "São Paulo", "Paris, Texas"), a country with one clock, an abbreviation or a zone's name
+    ("EST", "Pacific", "hora del Pacífico"), or an offset ("UTC+2", "+5:30").
+    `country` (the person's, when known) settles names that several places share."""
     raw = text.strip()
     exact = _all_zone_names().get(raw.casefold().replace(" ", "_"))
     if exact is not None and "/" in exact:
         return exact
-    wanted = fold(raw)
-    if not wanted:
-        return None
-    for zones in zones_by_country().values():
-        for zone in zones:
-            if fold(zone.city) == wanted:
-                return zone.name
-    return None
+    # Imported here: zone_names builds on this module's tables.
+    from bot.services import zone_names  # noqa: PLC0415
+
+    return zone_names.resolve(raw, country=country, now=now)
+
+
+def zone_label(zone: str, language: str = "en", country: str | None = None) -> str:
+    """Words for a time-zone button: "Pacific: Los Angeles, Seattle"."""
+    from bot.services import zone_names  # noqa: PLC0415
+
+    return zone_names.zone_label(zone, language, country)

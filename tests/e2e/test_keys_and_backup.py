@@ -75,3 +75,40 @@ async def test_stats_show_crisis_counts_and_nothing_personal(
     assert "people: 1" in result.stdout
     assert "general" in result.stdout and "danger" in result.stdout
     assert "outside" not in result.stdout and str(USER) not in result.stdout
+
+
+async def test_backup_of_the_key_store_opens_with_the_master_key(
+    bot: BotUnderTest, tmp_path: Path
+) -> None:
+    from bot.crypto import MasterKey  # noqa: PLC0415
+    from bot.storage.keystore import KeyStore  # noqa: PLC0415
+
+    await bot.onboard()
+    assert bot.settings.master_key is not None
+    env = env_for(bot, bot.settings.master_key)
+    data_copy, keys_copy = tmp_path / "data.sqlite3", tmp_path / "keys.sqlite3"
+    result = run_cli(env, "backup", str(data_copy), "--keys", str(keys_copy), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "apart" in result.stdout
+    with sqlite3.connect(keys_copy) as copy:
+        assert copy.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert copy.execute("SELECT COUNT(*) FROM data_keys").fetchone()[0] == 1
+    store = await KeyStore.open(keys_copy, MasterKey(bot.settings.master_key))
+    await store.close()
+    only_keys = tmp_path / "only-keys.sqlite3"
+    alone = run_cli(env, "backup", "--keys", str(only_keys), cwd=tmp_path)
+    assert alone.returncode == 0 and only_keys.exists(), alone.stderr
+    neither = run_cli(env, "backup", cwd=tmp_path)
+    assert neither.returncode == 2 and "--keys PATH" in neither.stderr
+    same = run_cli(env, "backup", str(tmp_path / "x"), "--keys", str(tmp_path / "x"), cwd=tmp_path)
+    assert same.returncode == 2 and "different file names" in same.stderr
+
+
+async def test_health_follows_the_serving_process(bot: BotUnderTest, tmp_path: Path) -> None:
+    await bot.onboard()
+    assert bot.settings.master_key is not None
+    env = env_for(bot, bot.settings.master_key)
+    assert run_cli(env, "health", cwd=tmp_path).returncode == 0
+    await bot.stop()
+    stopped = run_cli(env, "health", cwd=tmp_path)
+    assert stopped.returncode == 1 and "no Steady process" in stopped.stderr

@@ -40,8 +40,10 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         process.stdin.write(text + "\n")
         process.stdin.flush()
 
+    exports = tmp_path / "sbx" / "exports"
     try:
         read_until("Type /start to begin")
+        read_until(f"saved in {exports}")
         type_line("/start")
         read_until("Which country")
         read_until("[7] Germany")  # buttons are numbered
@@ -59,6 +61,29 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         read_until("110")
         type_line(":next")  # a content author sees tomorrow's check-in now
         read_until("Your words are kept")
+        type_line("a reply worth keeping")
+        read_until("(you, #")
+
+        # An export is saved where the person can open it, with its caption.
+        type_line("/export")
+        read_until("saved as")
+        saved = Path(seen[-1].split("saved as ", 1)[1].rstrip().rstrip(")"))
+        read_until("Anyone who has this file")  # the caption, printed under the file
+        assert saved.parent == exports and saved.is_file()
+        assert "a reply worth keeping" in saved.read_text(encoding="utf-8")
+
+        # A panel edited in place takes its old buttons with it.
+        type_line("/settings")
+        read_until("] Neutral")  # the button, not the summary line
+        old = seen[-1].split("[")[1].split("]")[0]
+        type_line(old)
+        read_until("[edited #")
+        type_line(old)
+        read_until(f"button {old} is gone")
+
+        # The person's own messages, deleted by the bot, are shown as gone.
+        type_line("/clear")
+        read_until("(your message #")
         type_line(":quit")
         assert process.wait(timeout=30) == 0
     finally:
@@ -68,3 +93,9 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
     output = "".join(seen)
     assert "Traceback" not in output
     assert (tmp_path / "sbx" / "steady.sqlite3").exists()
+    # Log lines stay out of the conversation, in the file the sandbox named.
+    assert " INFO " not in output and " DEBUG " not in output
+    assert f"log lines go to {tmp_path / 'sbx' / 'sandbox.log'}" in output
+    assert "bot started" in (tmp_path / "sbx" / "sandbox.log").read_text(encoding="utf-8")
+    # A sandbox key in the sandbox folder is no production risk: no advice about it.
+    assert "move it to a secret" not in output

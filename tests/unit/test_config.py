@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.config import ConfigError, load_settings, read_dotenv
+from bot.config import ConfigError, check_key_placement, load_settings, read_dotenv
 
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
 
@@ -56,6 +56,14 @@ def run_cli(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedP
         (
             {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_DATA_DIR": "/proc/forbidden/data"},
             "is not writable",
+        ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN},
+            "BOT_MASTER_KEY is not set and the key file would be in the data dir",
+        ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_ALLOW_KEY_IN_DATA_DIR": "perhaps"},
+            "BOT_ALLOW_KEY_IN_DATA_DIR must be 1 or 0",
         ),
     ],
 )
@@ -133,3 +141,39 @@ def test_help_lists_commands(tmp_path: Path) -> None:
     assert result.returncode == 0
     for word in ("sandbox", "keys", "backup", "content"):
         assert word in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        ({}, True),  # master.key would land beside the databases, in every copy of them
+        ({"BOT_MASTER_KEY": base64.b64encode(bytes(32)).decode()}, False),
+        ({"BOT_MASTER_KEY_FILE": "{tmp}/secrets/master.key"}, False),
+        ({"BOT_MASTER_KEY_FILE": "{tmp}/data/keys/master.key"}, True),  # still inside
+        ({"BOT_ALLOW_KEY_IN_DATA_DIR": "1"}, False),
+        ({"TELEGRAM_BOT_TOKEN": ""}, False),  # the sandbox and the CLI tools: no token
+        ({"BOT_MASTER_KEY_FILE": "{tmp}/nowhere/master.key"}, True),  # a secret not mounted
+    ],
+)
+def test_serving_keeps_the_master_key_out_of_the_data_dir(
+    extra: dict[str, str], refused: bool, tmp_path: Path
+) -> None:
+    env = {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_DATA_DIR": str(tmp_path / "data")}
+    env.update({k: v.replace("{tmp}", str(tmp_path)) for k, v in extra.items()})
+    settings = load_settings(env, dotenv=None)
+    (tmp_path / "secrets").mkdir()
+    if refused:
+        with pytest.raises(ConfigError, match="BOT_MASTER_KEY"):
+            check_key_placement(settings)
+    else:
+        check_key_placement(settings)
+
+
+def test_a_key_file_outside_is_where_the_key_goes(tmp_path: Path) -> None:
+    key_file = tmp_path / "secrets" / "master.key"
+    key_file.parent.mkdir()
+    env = {"BOT_DATA_DIR": str(tmp_path / "data"), "BOT_MASTER_KEY_FILE": str(key_file)}
+    result = run_cli(env, "keys", "rotate", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert key_file.stat().st_mode & 0o777 == 0o600
+    assert not (tmp_path / "data" / "master.key").exists()

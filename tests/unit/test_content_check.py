@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import os
 import shutil
 import subprocess
 import sys
@@ -135,6 +137,7 @@ def test_bot_refuses_to_start_with_broken_content(content_copy: Path, tmp_path: 
         "PATH": "/usr/bin:/bin",
         "BOT_CONTENT_DIR": str(content_copy),
         "TELEGRAM_BOT_TOKEN": "123456:ABCdefGHIjklMNOpqrSTUvwxYZ",
+        "BOT_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
         "BOT_DATA_DIR": str(tmp_path / "data"),
     }
     result = subprocess.run(

@@ -8,7 +8,6 @@ import math
 from datetime import date
 
 import pytest
-from fpdf import FPDF
 from pypdf import PdfReader
 
 from bot.services.export import (
@@ -22,6 +21,7 @@ from bot.services.export import (
     ExportEntry,
     ExportSection,
     ExportWorksheet,
+    _new_pdf,
     build_markdown,
     build_pdf,
     filename,
@@ -62,7 +62,7 @@ def document(
         ),
         journal_title="Check-in replies",
         journal=entries,
-        replaced_note="Some characters appear as ?.",
+        replaced_note="Emoji appear as their names in [brackets].",
     )
 
 
@@ -107,17 +107,19 @@ def test_filename_is_neutral() -> None:
 @pytest.mark.parametrize(
     ("text", "safe", "replaced"),
     [
-        ("“Zoë” — café…", '"Zoë" - café...', False),
-        ("Łódź", "Lódz", False),
-        ("I feel 🌱 today", "I feel ? today", True),
-        ("❤️", "?", True),
+        ("“Zoë” — café…", "“Zoë” — café…", False),
+        ("Łódź", "Łódź", False),
+        ("Ελλάδα, Москва", "Ελλάδα, Москва", False),
+        ("مرحبا שלום नमस्ते 你好", "مرحبا שלום नमस्ते 你好", False),
+        ("I feel 🌱 today", "I feel [seedling] today", True),
+        ("❤️", "[heavy black heart]", True),
+        ("👍🏽", "[thumbs up sign]", True),  # the skin tone goes with it
+        ("🇬🇧", "[flag GB]", True),
         ("bell\x07tab\t", "bell tab    ", False),
-        ("Ελλάδα", "??????", True),
     ],
 )
 def test_pdf_safe(text: str, safe: str, replaced: bool) -> None:
     assert pdf_safe(text) == (safe, replaced)
-    safe.encode("latin-1")
 
 
 def _pages(doc: ExportDocument) -> int:
@@ -147,7 +149,7 @@ def test_long_text_wraps_within_the_page_and_loses_nothing() -> None:
     doc = document(1, parts=(long_answer,))
     wrapped = [line for line in pdf_lines(doc) if line.indent == INDENT]
     assert len(wrapped) > 10
-    measure = FPDF(format="A4", unit="mm")
+    measure = _new_pdf()
     measure.set_font(FONT, "", BODY)
     room = measure.w - 2 * MARGIN_SIDE - INDENT
     assert all(measure.get_string_width(line.text) <= room for line in wrapped)
@@ -156,17 +158,84 @@ def test_long_text_wraps_within_the_page_and_loses_nothing() -> None:
     assert _pages(doc) == pages_for(len(pdf_lines(doc)))
 
 
-def test_pdf_says_when_characters_were_replaced() -> None:
-    plain = PdfReader(io.BytesIO(build_pdf(document(1, parts=("all latin",)))))
-    assert "appear as" not in plain.pages[0].extract_text()
-    odd = PdfReader(io.BytesIO(build_pdf(document(1, parts=("a 🌱 here",)))))
-    text = odd.pages[0].extract_text()
-    assert "appear as" in text and "a ? here" in text
+def _text(doc: ExportDocument) -> str:
+    reader = PdfReader(io.BytesIO(build_pdf(doc)))
+    return "\n".join(page.extract_text() for page in reader.pages)
+
+
+def test_pdf_says_when_emoji_are_shown_by_name() -> None:
+    assert "[brackets]" not in _text(document(1, parts=("all latin",)))
+    text = _text(document(1, parts=("a 🌱 here",)))
+    assert "Emoji appear" in text and "a [seedling] here" in text
+
+
+MULTI_SCRIPT = (
+    "English: “curly quotes” — and an em dash",
+    "Français : déjà vu, Ελληνικά: καλημέρα",
+    "Русский: доброе утро, Українська: дякую",
+    "العربية: صباح الخير يا صديقي",
+    "עברית: בוקר טוב חבר",
+    "हिन्दी: सुप्रभात दोस्त",
+    "বাংলা: শুভ সকাল",
+    "தமிழ்: காலை வணக்கம்",
+    "ਪੰਜਾਬੀ: ਸ਼ੁਭ ਸਵੇਰ",
+    "ไทย: สวัสดีตอนเช้า",
+    "中文: 早上好朋友",
+    "日本語: おはようございます",
+    "한국어: 좋은 아침입니다",
+)
+
+
+def _letters(text: str) -> str:
+    """What extraction preserves of a word whatever the layout: its characters, without
+    spaces (CJK comes out one glyph at a time) or control characters."""
+    return "".join(c for c in text if c.isprintable() and not c.isspace())
+
+
+def _words(text: str) -> list[str]:
+    return text.replace(":", " ").replace(",", " ").split()
+
+
+def test_every_script_survives_into_the_pdf() -> None:
+    doc = document(1, parts=MULTI_SCRIPT, journal=1)
+    extracted = _text(doc)
+    text = _letters(extracted)
+    # Shaping draws an Indic vowel sign before the consonant it follows in writing, and
+    # extraction reads glyphs as drawn: such a word is found as the same letters in a word.
+    shuffled = {"".join(sorted(_letters(word))) for word in _words(extracted)}
+    missing = [
+        word
+        for word in [w for part in MULTI_SCRIPT for w in _words(part)]
+        if _letters(word) not in text and "".join(sorted(_letters(word))) not in shuffled
+    ]
+    assert not missing
+    assert "[" not in text  # nothing shown by name: every script has its font
+
+
+def test_right_to_left_paragraphs_are_set_flush_right() -> None:
+    doc = document(1, parts=("שלום עולם", "hello"))
+    lines = {line.text: line for line in pdf_lines(doc)}
+    assert lines["שלום עולם"].rtl
+    assert not lines["hello"].rtl
+
+
+def test_only_the_needed_fonts_are_embedded() -> None:
+    latin = build_pdf(document(1, parts=("plain words",)))
+    cjk = build_pdf(document(1, parts=("你好",)))
+    assert b"CJK" not in latin and b"Arabic" not in latin
+    assert b"NotoSansCJK" in cjk
+    assert len(latin) < 60_000  # the subset of the glyphs used, not whole fonts
+
+
+def test_long_cjk_text_wraps_within_the_page() -> None:
+    answer = "我们一起走" * 80
+    doc = document(1, parts=(answer,))
+    wrapped = [line for line in pdf_lines(doc) if line.indent == INDENT]
+    assert len(wrapped) > 2
+    assert "".join(line.text for line in wrapped) == answer
 
 
 def test_pdf_safe_composes_decomposed_accents() -> None:
-    from bot.services.export import pdf_safe  # noqa: PLC0415
-
     text, replaced = pdf_safe("Zoe\u0308 cafe\u0301")
     assert text == "Zoë café"
     assert not replaced

@@ -33,3 +33,27 @@ def test_every_content_file_is_package_data() -> None:
         package = ".".join(("bot_content", *folder))
         assert package in packages, package
         assert "*.yaml" in data.get(package, []), package
+
+
+def test_the_pdf_fonts_and_their_licence_are_package_data() -> None:
+    packages, data = declared()
+    assert "bot.fonts" in packages  # a data folder, still named, or setuptools warns
+    fonts = ROOT / "bot" / "fonts"
+    shipped = {p.name for p in fonts.iterdir()}
+    assert "LICENSE.txt" in shipped
+    assert any(name.endswith(".otf") for name in shipped)
+    for name in shipped:
+        assert any(Path(name).match(pattern) for pattern in data["bot.fonts"]), name
+
+
+def test_every_font_the_export_uses_is_shipped() -> None:
+    from bot.services import export  # noqa: PLC0415
+
+    for name in (f"{export.FONT}-Regular.ttf", "NotoSans-Bold.ttf", *export._SCRIPT_FONTS):
+        assert export.font_path(name).is_file(), name
+
+
+def test_the_fonts_stay_a_few_megabytes() -> None:
+    # Subsets (tools/subset_fonts.py), not whole faces: the full CJK face alone is 19 MB.
+    total = sum(p.stat().st_size for p in (ROOT / "bot" / "fonts").iterdir())
+    assert total < 7 * 2**20, total
