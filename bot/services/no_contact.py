@@ -100,9 +100,8 @@ def no_contact(marks: Iterable[Mark], *, now: datetime, zone: ZoneInfo) -> NoCon
     if now.tzinfo is None:
         raise ValueError("now must be aware")
     today = now.astimezone(zone).date()
-    ordered = sorted(
-        (m for m in marks if m.at <= now), key=lambda m: m.at
-    )  # sorted() is stable: same-instant marks keep their given order
+    # sorted() is stable: marks at the same instant keep the order given.
+    ordered = sorted((m for m in marks if m.at <= now), key=lambda m: m.at)
 
     state = State.OFF
     began: date | None = None

@@ -262,17 +262,23 @@ class ChartRenderer:
 
     async def render(self, data: ChartData, labels: ChartLabels) -> RenderedChart:
         loop = asyncio.get_running_loop()
+        pool = self._pool()
         try:
-            return await loop.run_in_executor(self._pool(), _render, data, labels)
+            return await loop.run_in_executor(pool, _render, data, labels)
         except BrokenProcessPool:
-            self._discard()
+            # The worker died (killed, out of memory): a fresh one, and one more try.
+            self._discard(pool)
             return await loop.run_in_executor(self._pool(), _render, data, labels)
 
-    def _discard(self) -> None:
+    def _discard(self, pool: Executor | None = None) -> None:
+        """Shut down the pool; given one, only if it is still current (two renders that
+        both saw the same worker die replace it once)."""
         with self._lock:
-            if self._executor is not None:
-                self._executor.shutdown(wait=False, cancel_futures=True)
+            current = self._executor
+            if current is None or (pool is not None and current is not pool):
+                return
             self._executor = None
+        current.shutdown(wait=False, cancel_futures=True)
 
     def close(self) -> None:
         self._discard()

@@ -25,6 +25,7 @@ __all__ = [
     "PeriodSummary",
     "Reading",
     "UrgeEvent",
+    "check_back_key",
     "read_progress",
     "reading_text",
     "summarise",
@@ -180,6 +181,14 @@ def read_progress(events: Iterable[UrgeEvent], *, now: datetime) -> Reading:
     if better:
         return reading(_BETTER_KEYS[frozenset(better)])
     return reading("harder" if worse else "same")
+
+
+def check_back_key(before: int, after: int) -> str:
+    """The line under "Before: 8   Now: 3" (`urge.followup.<key>`): any fall is the wave
+    coming down; the same or higher is met kindly, with the steps and help offered."""
+    if after < before:
+        return "lower"
+    return "same" if after == before else "higher"
 
 
 def reading_text(tx: Tx, reading: Reading) -> str:

@@ -12,6 +12,7 @@ from bot.services.urge_model import (
     READING_KEYS,
     READING_PERIOD,
     UrgeEvent,
+    check_back_key,
     read_progress,
     reading_text,
 )
@@ -138,3 +139,11 @@ def test_strengths_out_of_range_are_refused() -> None:
         UrgeEvent(NOW, 5, -1)
     with pytest.raises(ValueError, match="aware"):
         UrgeEvent(datetime(2026, 12, 1), 5)
+
+
+def test_check_back_line_follows_the_two_numbers() -> None:
+    assert [check_back_key(8, a) for a in (3, 7, 8, 9)] == ["lower", "lower", "same", "higher"]
+    tx = load_content().texts
+    for before, after in ((8, 3), (5, 5), (4, 6)):
+        line = tx(f"urge.followup.{check_back_key(before, after)}").lower()
+        assert "fail" not in line and "should" not in line
