@@ -23,6 +23,8 @@ from bot.services.emergency import Emergency, disagreements, parse_emergency, va
 from bot.services.helplines import Country, parse_helplines, validate_helplines
 from bot.services.places import Places
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
+from bot.services.urge_texts import FILE as URGE_TEXTS_FILE
+from bot.services.urge_texts import validate_urge_texts
 from bot.services.worksheet_model import (
     Worksheet,
     parse_worksheet,
@@ -196,6 +198,8 @@ def load_content(root: Path | None = None) -> Content:
         _report(help_doc, found, problems)
     terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
+    # The urge flow's keys and placeholders, beyond what every text file gets.
+    _checked(root, URGE_TEXTS_FILE, validate_urge_texts, problems)
 
     worksheets: dict[str, Worksheet] = {}
     sheet_docs: list[tuple[str, object]] = []
