@@ -176,3 +176,17 @@ def test_every_refusal_has_a_kind_explanation(content: Content) -> None:
             problem.text_key, min=MIN_LETTERS, max_chars=MAX_CHARS, max_words=MAX_WORDS
         )
         assert text and "{" not in text
+
+
+def test_stored_digests_stay_valid() -> None:
+    """The normalisation is part of the stored format: a change to `normalize` (or to the
+    key derivation) would silently stop every stored panic word from matching. If this
+    fails on purpose, bump the key label's version and plan how people set their words
+    again; do not just update the expected values."""
+    key = derive_word_key(DATA_KEY)
+    expected = {
+        "Blueberry Pancakes!": "4091244799b757020123a880d43f8cb1119cc9471f03c39b8d136f19c9978c94",
+        "Ça va, l’été?": "c8ecba5ea4069c220bde878cc2930c4e479a838bf08f862e100bf952400e6d5f",
+    }
+    for word, digest in expected.items():
+        assert word_digest(key, word).hex() == digest, word
