@@ -19,8 +19,10 @@ from bot.problems import Path as ProblemPath
 from bot.problems import Problem
 from bot.services.crisis import CrisisDetector, validate_terms
 from bot.services.crisis_reply import Book
+from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helplines import Country, parse_helplines, validate_helplines
+from bot.services.panic_word import parse_common_words, validate_common_words
 from bot.services.places import Places
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
 from bot.services.urge_texts import FILE as URGE_TEXTS_FILE
@@ -54,6 +56,8 @@ class Content:
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
     worksheets: dict[str, Worksheet]  # in display order
+    decoys: Decoys
+    common_words: frozenset[str]  # normalised; a panic word made only of these is refused
 
 
 def content_dir() -> Path:
@@ -218,11 +222,15 @@ def load_content(root: Path | None = None) -> Content:
             worksheets[sheet.id] = sheet
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
+    decoys = _load_decoys(root, problems)
+    panic_doc = _checked(
+        root, "panic_words.yaml", lambda raw: validate_common_words(raw, LANGUAGES), problems
+    )
 
-    docs = (help_doc, emergency_doc, terms_doc, prompts_doc)
+    docs = (help_doc, emergency_doc, terms_doc, prompts_doc, panic_doc)
     if problems or texts is None or None in docs:
         raise ContentError(problems)
-    assert help_doc and emergency_doc and terms_doc and prompts_doc
+    assert help_doc and emergency_doc and terms_doc and prompts_doc and panic_doc
     order = texts.data.get("worksheet_order", [])
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
@@ -239,7 +247,26 @@ def load_content(root: Path | None = None) -> Content:
         detector=CrisisDetector.from_terms(terms_doc.data),
         prompts=parse_prompts(prompts_doc.data),
         worksheets=ordered,
+        decoys=Decoys(decoys),
+        common_words=parse_common_words(panic_doc.data),
     )
+
+
+def _load_decoys(root: Path, problems: list[str]) -> dict[str, dict[str, DecoyVoice]]:
+    """content/decoys/<theme>.yaml, one theme per file, named by the file."""
+    themes: dict[str, dict[str, DecoyVoice]] = {}
+    files = sorted((root / "decoys").glob("*.yaml"))
+    if not files:
+        problems.append(f"{root / 'decoys'}:1: no decoy themes found")
+    for file in files:
+        doc = _load_yaml(file, problems)
+        if doc is None:
+            continue
+        found = validate_theme(doc.data)
+        _report(doc, found, problems)
+        if not found:
+            themes[file.stem] = parse_theme(doc.data)
+    return themes
 
 
 def check_content(root: Path | None = None) -> list[str]:
