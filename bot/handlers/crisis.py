@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 from typing import Any
 
 from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
-from bot.handlers.common import Button, delete_quietly, is_private, say
-from bot.handlers.router import Router
-from bot.handlers.setup import country_name
+from bot.core.callbacks import CrisisButton, SettingsButton
+from bot.core.hub import Hub
+from bot.handlers.common import Button, country_name, delete_quietly, is_private, say
 from bot.services.crisis import CrisisKind, CrisisMatch
 from bot.services.crisis_reply import compose_full_list, compose_reply
 
@@ -29,10 +28,10 @@ LOOKUP_BUDGET = 0.3  # seconds the reply may wait for a country not yet in memor
 
 
 async def country_of(context: Context, user_id: int) -> str | None:
-    people = context.services.people
+    people, cache = context.services.people, context.services.crisis_cache
     person_id = people.person_id(user_id)
-    if person_id in people.country_cache:
-        return people.country_cache[person_id]
+    if cache.knows(person_id):
+        return cache.country(person_id)
     try:
         person = await asyncio.wait_for(people.load_by_id(person_id), LOOKUP_BUDGET)
     except Exception as exc:  # storage down or slow: the reply must still go out
@@ -44,13 +43,14 @@ async def country_of(context: Context, user_id: int) -> str | None:
 def crisis_buttons(
     context: Context, country: str | None, trigger_id: int | None
 ) -> list[list[Button]]:
-    tx = context.services.tx
-    rows: list[list[Button]] = [[(tx("crisis.btn_more"), "crisis:more")]]
+    tx = context.tx
+    rows: list[list[Button]] = [[(tx("crisis.btn_more"), CrisisButton("more").encode())]]
     if trigger_id is not None:
-        rows.append([(tx("crisis.btn_clear"), f"crisis:clear:{trigger_id}")])
+        clear = CrisisButton("clear", str(trigger_id)).encode()
+        rows.append([(tx("crisis.btn_clear"), clear)])
     if country is None:
-        rows.append([(tx("crisis.btn_set_country"), "set:country")])
-    rows.append([(tx("crisis.btn_ground"), "crisis:ground")])
+        rows.append([(tx("crisis.btn_set_country"), SettingsButton("country").encode())])
+    rows.append([(tx("crisis.btn_ground"), CrisisButton("ground").encode())])
     return rows
 
 
@@ -76,11 +76,12 @@ async def send_urgent(
         text,
         buttons=buttons,
         bot=context.services.urgent_bot,
-        silent=people.silent_cache.get(person_id, False),
+        silent=context.services.crisis_cache.silent(person_id),
     )
     for message in (trigger, sent):
         if message is not None:
-            people.note_message(person_id, message.message_id, int(message.date.timestamp()))
+            ledger = context.services.ledger
+            ledger.note(person_id, message.message_id, int(message.date.timestamp()))
     return sent
 
 
@@ -93,7 +94,7 @@ async def send_crisis_reply(
     country = await country_of(context, user.id)
     content = context.services.content
     label = country_name(context, country) if country else None
-    text = compose_reply(kind, content.helplines, country, context.services.tx, country_label=label)
+    text = compose_reply(kind, content.helplines, country, context.tx, country_label=label)
     trigger_id = trigger.message_id if trigger is not None else None
     sent = await send_urgent(
         update,
@@ -112,7 +113,7 @@ async def _count(context: Context, kind: CrisisKind) -> None:
     # Operator statistics only: a day and a kind, never a person or their words.
     try:
         day = context.services.clock().date().isoformat()
-        await context.services.people.store.count_crisis(day, kind.value)
+        await context.services.crisis_counter.count(day, kind.value)
     except Exception as exc:
         log.warning("crisis count not stored: %s", type(exc).__name__)
 
@@ -171,7 +172,7 @@ async def on_message(update: Update, context: Context) -> None:
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:
     await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
     if guide:
-        await send_urgent(update, context, context.services.tx("guide.text"))
+        await send_urgent(update, context, context.tx("guide.text"))
 
 
 async def on_sos(update: Update, context: Context) -> None:
@@ -190,28 +191,41 @@ async def on_help(update: Update, context: Context) -> None:
     raise ApplicationHandlerStop
 
 
-async def on_button(update: Update, context: Context, arg: str) -> None:
+async def on_button(update: Update, context: Context, data: CrisisButton) -> None:
     query = update.callback_query
     chat = update.effective_chat
     user = update.effective_user
     if query is None or chat is None or user is None:
         return
-    action, _, rest = arg.partition(":")
-    tx = context.services.tx
+    action = data.action
+    tx = context.tx
     if action == "more":
         country = await country_of(context, user.id)
         text = compose_full_list(context.services.content.helplines, country, tx)
         await send_urgent(
-            update, context, text, buttons=[[(tx("crisis.btn_ground"), "crisis:ground")]]
+            update,
+            context,
+            text,
+            buttons=[[(tx("crisis.btn_ground"), CrisisButton("ground").encode())]],
         )
     elif action == "clear":
         ids = [query.message.message_id] if query.message is not None else []
-        if re.fullmatch(r"[0-9]{1,12}", rest):  # not isdigit(): it accepts "²"
-            ids.append(int(rest))
+        if data.message_id is not None:
+            ids.append(data.message_id)
         await delete_quietly(context, chat.id, ids)
     elif action == "ground":
         await send_urgent(update, context, tx("crisis.grounding"))
 
 
-def register(router: Router) -> None:
-    router.on_callback("crisis", on_button)
+class CrisisFeature:
+    """Crisis words, /sos and /help: app.py puts `on_message`, `on_sos` and `on_help` in
+    the first group (-10) and `reply_early` in the update processor; the buttons of the
+    reply install here."""
+
+    on_message = staticmethod(on_message)
+    on_sos = staticmethod(on_sos)
+    on_help = staticmethod(on_help)
+    reply_early = staticmethod(reply_early)
+
+    def install(self, hub: Hub) -> None:
+        hub.router.on_callback(CrisisButton, on_button)

@@ -68,6 +68,7 @@ from bot.services.schedule import (
 from bot.storage.deliveries import (
     CLAIMED,
     DELIVERED,
+    SENT,
     SKIPPED,
     SNOOZED,
     ClaimWrites,
@@ -240,6 +241,10 @@ class _Plan:
     silent: bool = False
 
 
+# A day's prompt is out in the chat (it can be snoozed; skipping it skips a sent one).
+PROMPT_OUT = (SENT, SNOOZED)
+
+
 class Snooze(Enum):
     SET = "set"
     EXPIRED = "expired"  # not the latest prompt, too old, skipped, or the next one is sooner
@@ -278,8 +283,10 @@ class Dispatcher:
         self._failed: list[tuple[str, str]] = []
         self._first_buffered = 0.0
         self._unsent: list[Claim] = []
-        # The PTB job that ticks (handlers/daily.py sets it; tests pause it).
-        self.job: Any = None
+
+    async def record(self, person_id: str, local_date: str) -> DeliveryRow | None:
+        """The person's delivery of `local_date`, if one was planned or sent."""
+        return await self.store.record(person_id, local_date)
 
     # --- ticking ------------------------------------------------------------------------
 
