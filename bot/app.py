@@ -40,13 +40,13 @@ from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.ordering import CrisisFirstUpdateProcessor
+from bot.send_policy import SendPolicy
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
-from bot.services.send_policy import SendPolicy
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
@@ -98,21 +98,31 @@ def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
     )
 
 
-def build_services(
-    app: StApp,
-    settings: Settings,
-    content: Content,
-    db: Database,
-    keys: KeyStore,
-    pseudonym_key: bytes,
-    clock: Clock,
-    urgent_bot: ExtBot[Any],
-) -> Services:
+@dataclass(frozen=True)
+class Foundation:
+    """What the lifecycle (runtime.py) opens before anything is built."""
+
+    settings: Settings
+    content: Content
+    db: Database
+    keys: KeyStore
+    pseudonym_key: bytes
+    clock: Clock
+
+
+def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
+    settings, content, db, keys, clock = (
+        base.settings,
+        base.content,
+        base.db,
+        base.keys,
+        base.clock,
+    )
     people_store = PeopleStore(db)
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
     people = PeopleService(
-        people_store, keys, pseudonym_key, clock, listeners=(crisis_cache, ledger)
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
@@ -143,17 +153,8 @@ def build_services(
     )
 
 
-def build_application(
-    settings: Settings,
-    content: Content,
-    db: Database,
-    keys: KeyStore,
-    pseudonym_key: bytes,
-    clock: Clock,
-    *,
-    throttle: bool = True,
-    backoff: float = 0.5,
-) -> Wired:
+def build_application(base: Foundation, *, throttle: bool = True, backoff: float = 0.5) -> Wired:
+    settings, content = base.settings, base.content
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
     processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
@@ -176,7 +177,7 @@ def build_application(
         request=http_transport(settings.http_timeout, pool=8),
         rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
     )
-    services = build_services(app, settings, content, db, keys, pseudonym_key, clock, urgent_bot)
+    services = build_services(base, app, urgent_bot)
     app.bot_data[SERVICES_KEY] = services
 
     # Every feature, constructed once and installed into one Hub.

@@ -200,9 +200,8 @@ def load_content(root: Path | None = None) -> Content:
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
 
-    if problems or texts is None or None in (help_doc, terms_doc, prompts_doc):
+    if problems or texts is None or help_doc is None or terms_doc is None or prompts_doc is None:
         raise ContentError(problems)
-    assert help_doc and terms_doc and prompts_doc
     order = texts.data.get("worksheet_order", [])
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})

@@ -17,7 +17,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import Job
 
-from bot.app import StApp, build_application, menu_commands
+from bot.app import Foundation, StApp, build_application, menu_commands
 from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
@@ -89,16 +89,15 @@ class Runtime:
         self._lock.acquire()
         storage = await open_storage(self.settings)
         self.storage = storage
-        wired = build_application(
+        base = Foundation(
             self.settings,
             content,
             storage.db,
             storage.keys,
             await storage.keys.pseudonym_key(),
             self.clock,
-            throttle=self._throttle,
-            backoff=self._backoff,
         )
+        wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
         app, services = wired.app, wired.services
         self.app, self.services, self.jobs = app, services, wired.jobs
         await app.initialize()

@@ -48,8 +48,15 @@ def _is_date(value: str) -> bool:
 
 @dataclass(frozen=True)
 class _Choice(CallbackData):
+    """`<prefix>:<value>`, the value one of a fixed few (`pattern`)."""
+
     PATTERN: ClassVar[re.Pattern[str]] = _TOKEN
     value: str
+
+    def __init_subclass__(cls, *, prefix: str, pattern: str | None = None) -> None:
+        super().__init_subclass__()
+        cls.PREFIX = prefix
+        cls.PATTERN = re.compile(pattern) if pattern else _TOKEN
 
     def encode(self) -> str:
         return f"{self.PREFIX}:{self.value}"
@@ -59,48 +66,33 @@ class _Choice(CallbackData):
         return cls(rest) if cls.PATTERN.fullmatch(rest) else None
 
 
-@dataclass(frozen=True)
-class CountryButton(_Choice):
-    PREFIX: ClassVar[str] = "cty"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"[A-Z]{2}|skip")
+class CountryButton(_Choice, prefix="cty", pattern=r"[A-Z]{2}|skip"):
+    pass
 
 
-@dataclass(frozen=True)
-class ZoneButton(_Choice):
-    PREFIX: ClassVar[str] = "tz"
+class ZoneButton(_Choice, prefix="tz"):
+    pass
 
 
-@dataclass(frozen=True)
-class TimeButton(_Choice):
-    PREFIX: ClassVar[str] = "time"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"[0-9]{1,2}:[0-9]{2}|off")
+class TimeButton(_Choice, prefix="time", pattern=r"[0-9]{1,2}:[0-9]{2}|off"):
+    pass
 
 
-@dataclass(frozen=True)
-class SafetyButton(_Choice):
-    PREFIX: ClassVar[str] = "safe"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"yes|no|discreet|later")
+class SafetyButton(_Choice, prefix="safe", pattern=r"yes|no|discreet|later"):
+    pass
 
 
-@dataclass(frozen=True)
-class SettingsButton(_Choice):
+class SettingsButton(_Choice, prefix="set", pattern=r"[a-z]{1,12}(?::(?:on|off))?"):
     """`set:<item>` or `set:<toggle>:on|off` (the value it sets, so a double tap or a
     stale menu cannot flip a setting back)."""
 
-    PREFIX: ClassVar[str] = "set"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"[a-z]{1,12}(?::(?:on|off))?")
+
+class DayButton(_Choice, prefix="day", pattern=r"mon|tue|wed|thu|fri|sat|sun|done"):
+    pass
 
 
-@dataclass(frozen=True)
-class DayButton(_Choice):
-    PREFIX: ClassVar[str] = "day"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"mon|tue|wed|thu|fri|sat|sun|done")
-
-
-@dataclass(frozen=True)
-class ForgetButton(_Choice):
-    PREFIX: ClassVar[str] = "forget"
-    PATTERN: ClassVar[re.Pattern[str]] = re.compile(r"yes|clear|no")
+class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):
+    pass
 
 
 # --- crisis -------------------------------------------------------------------------

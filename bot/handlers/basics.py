@@ -59,7 +59,7 @@ class Basics:
             if payload and await self._payload_known(payload):
                 person.profile.pending_worksheet = payload
                 await services.people.save(person)
-            await say(context, chat.id, services.tx("start.welcome"), person=person)
+            await say(context, chat.id, context.tx("start.welcome"), person=person)
             await self.setup.begin(update, context, person)
             return
         await remember(services, person, update.effective_message)
@@ -72,14 +72,14 @@ class Basics:
                 await services.people.save(person)
             state = setup_state(person.state)
             step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
-            await say(context, chat.id, services.tx("start.resume_setup"), person=person)
+            await say(context, chat.id, context.tx("start.resume_setup"), person=person)
             await self.setup.ask(update, context, person, step, ONBOARDING)
             return
         route = self.router.start_payload(payload) if payload else None
         if route is not None:
             await route(update, context, person, payload)
             return
-        await say(context, chat.id, services.tx("start.welcome_back"), person=person)
+        await say(context, chat.id, context.tx("start.welcome_back"), person=person)
 
     async def _payload_known(self, payload: str) -> bool:
         return self.router.start_payload(payload) is not None

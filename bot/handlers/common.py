@@ -60,7 +60,7 @@ async def command_person(update: Update, context: Context, *, missing: str) -> P
         return None
     person = await current_person(update, context)
     if person is None:
-        await say(context, chat.id, context.services.tx(missing))
+        await say(context, chat.id, context.tx(missing))
         return None
     await remember(context.services, person, update.effective_message)
     return person
@@ -121,6 +121,37 @@ async def say(
     )
     await remember(context.services, person, message, quotes=quotes)
     return message
+
+
+async def tell(
+    context: Context,
+    person: Person,
+    text: str | Rich,
+    buttons: Sequence[Sequence[Button]] | None = None,
+    *,
+    protect: bool = False,
+    quotes: str | None = None,
+) -> Message:
+    """`say` to a known person (their chat, their id noted for /clear)."""
+    return await say(
+        context,
+        person.chat_id,
+        text,
+        person=person,
+        buttons=buttons,
+        protect=protect,
+        quotes=quotes,
+    )
+
+
+async def release(context: Context, person: Person, pressed: Message | None) -> None:
+    """A message whose button moved things on: deleted in discreet mode, else unbuttoned."""
+    if pressed is None:
+        return
+    if person.profile.discreet:
+        await delete_and_forget(context, person, [pressed.message_id])
+    else:
+        await strip_buttons(pressed)
 
 
 async def replace_or_say(

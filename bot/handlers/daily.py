@@ -31,10 +31,10 @@ from bot.handlers.common import (
     strip_buttons,
 )
 from bot.handlers.setup import SetupFeature
+from bot.send_policy import AT_MOST_ONCE
 from bot.services.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
-from bot.services.send_policy import AT_MOST_ONCE
 from bot.texts import Tx
 from bot.views.journal import prompt_buttons, prompt_text, render_page
 

@@ -34,11 +34,12 @@ from bot.core.state import (
 from bot.handlers import privacy
 from bot.handlers.common import Button, country_name, current_person, replace_or_say, say
 from bot.services import geo
-from bot.services.people import ALL_DAYS, Person
+from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
+from bot.views import Rows
+from bot.views.settings import DAY_KEYS, days_view, settings_view
 
 SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
-DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
 class SetupFeature:
@@ -63,57 +64,15 @@ class SetupFeature:
     async def show_settings(self, update: Update, context: Context, person: Person) -> None:
         if setup_state(person.state) is not None:
             await context.services.people.set_state(person, "")  # cancel a pending step
-        tx = context.tx
         p = person.profile
-        if not p.daily_enabled or p.daily_time is None:
-            daily = tx("settings.daily_off")
-        else:
-            days = self._days_label(context, p.daily_days)
-            daily = tx("settings.daily_on", time=p.daily_time, days=days)
-            if p.paused:
-                daily += " " + tx("settings.paused_suffix")
-        text = tx(
-            "settings.summary",
-            country=self._country_label(context, p.country),
-            timezone=p.timezone or tx("settings.not_set"),
-            daily=daily,
-            neutral=tx("settings.on") if p.neutral_wording else tx("settings.off"),
-            silent=tx("settings.on") if p.silent else tx("settings.off"),
-            discreet=tx("settings.on") if p.discreet else tx("settings.off"),
-        )
+        country = country_name(context, p.country) if p.country else None
         waiting = p.active_worksheet in context.services.content.worksheets
-        if waiting and not isinstance(decode_state(person.state), WorksheetState):
-            text += "\n\n" + tx("settings.worksheet_waiting")
-        pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
-
-        def flip(name: str, now_on: bool) -> str:
-            return SettingsButton(f"{name}:{'off' if now_on else 'on'}").encode()
-
-        buttons: list[list[Button]] = [
-            [
-                (tx("settings.btn_country"), SettingsButton("country").encode()),
-                (tx("settings.btn_tz"), SettingsButton("tz").encode()),
-            ],
-            [
-                (tx("settings.btn_time"), SettingsButton("time").encode()),
-                (tx("settings.btn_days"), SettingsButton("days").encode()),
-            ],
-            [
-                (tx(pause_label), flip("pause", p.paused)),
-                (tx("settings.btn_neutral"), flip("neutral", p.neutral_wording)),
-            ],
-            [
-                (tx("settings.btn_silent"), flip("silent", p.silent)),
-                (tx("settings.btn_discreet"), flip("discreet", p.discreet)),
-            ],
-        ]
+        waiting = waiting and not isinstance(decode_state(person.state), WorksheetState)
+        extra: Rows = []
         for hook in self.hub.settings_rows:
-            buttons += await hook(context, person)
-        buttons.append(
-            [
-                (tx("settings.btn_forget"), SettingsButton("forget").encode()),
-                (tx("settings.btn_done"), SettingsButton("close").encode()),
-            ]
+            extra += await hook(context, person)
+        text, buttons = settings_view(
+            context.tx, p, country, worksheet_waiting=waiting, extra=extra
         )
         await replace_or_say(context, update, text, person=person, buttons=buttons)
 
@@ -429,27 +388,6 @@ class SetupFeature:
         )
         await self.next_step(update, context, person, "time", mode)
 
-    # --- labels -------------------------------------------------------------------------
-
-    def _country_label(self, context: Context, code: str | None) -> str:
-        if code is None:
-            return context.tx("settings.not_set")
-        return country_name(context, code)
-
-    def _days_label(self, context: Context, days: tuple[int, ...]) -> str:
-        tx = context.tx
-        if tuple(sorted(days)) == ALL_DAYS:
-            return tx("days.every_day")
-        if not days:
-            return tx("days.no_days")
-        return ", ".join(tx(f"days.{DAY_KEYS[d]}") for d in sorted(days))
-
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
-        tx = context.tx
-        chosen = set(person.profile.daily_days)
-        flat: list[Button] = [
-            (("✓ " if i in chosen else "") + tx(f"days.{key}"), DayButton(key).encode())
-            for i, key in enumerate(DAY_KEYS)
-        ]
-        rows = [flat[:4], flat[4:], [(tx("days.btn_done"), DayButton("done").encode())]]
-        await replace_or_say(context, update, tx("days.choose"), person=person, buttons=rows)
+        text, rows = days_view(context.tx, person.profile.daily_days)
+        await replace_or_say(context, update, text, person=person, buttons=rows)

@@ -23,49 +23,18 @@ from bot.handlers.common import (
     keyboard,
     pressed_message,
     private_command_person,
+    release,
     replace_or_say,
-    say,
     strip_buttons,
+    tell,
 )
 from bot.handlers.export import export_command, send_export
 from bot.services.people import Person
 from bot.services.worksheet_flow import AddedToPrevious, Gone, Opening, Reopen, Saved
 from bot.services.worksheet_model import Worksheet
-from bot.views import Rows
 from bot.views import worksheets as views
-from bot.views.rich import Rich
 
 DEEP_LINK_PREFIX = "ws_"
-
-
-async def _send(
-    context: Context,
-    person: Person,
-    rich: Rich | str,
-    buttons: Rows | None = None,
-    *,
-    protect: bool = False,
-    quotes: str | None = None,
-) -> Message:
-    return await say(
-        context,
-        person.chat_id,
-        rich,
-        person=person,
-        buttons=buttons,
-        protect=protect,
-        quotes=quotes,
-    )
-
-
-async def _release(context: Context, person: Person, pressed: Message | None) -> None:
-    """A message whose button moved things on: deleted in discreet mode, else unbuttoned."""
-    if pressed is None:
-        return
-    if person.profile.discreet:
-        await delete_and_forget(context, person, [pressed.message_id])
-    else:
-        await strip_buttons(pressed)
 
 
 async def _leave_step(
@@ -108,7 +77,7 @@ class WorksheetsFeature:
     async def show_list(self, context: Context, person: Person, lead: str = "") -> None:
         overview = await context.services.worksheets.overview(person)
         text, buttons = views.list_view(context.tx, overview, lead)
-        await _send(context, person, text, buttons)
+        await tell(context, person, text, buttons)
 
     async def show_question(
         self, context: Context, person: Person, ws: Worksheet, position: int, *, lead: str = ""
@@ -119,14 +88,14 @@ class WorksheetsFeature:
         await _leave_step(context, person)
         if position >= ws.question_count:
             await flow.finish(person, ws)
-            await _send(context, person, ws.closing, views.finished_buttons(tx, ws))
+            await tell(context, person, ws.closing, views.finished_buttons(tx, ws))
             return
         answer = await flow.answer(person, ws, position)
         view = views.question_view(tx, ws, position, answer.parts, lead=lead)
         answered = bool(answer.parts)
         buttons = views.step_buttons(tx, ws, position, answered=answered, clear=answered)
         quotes = ws.id if answered else None
-        sent = await _send(context, person, view, buttons, protect=answered, quotes=quotes)
+        sent = await tell(context, person, view, buttons, protect=answered, quotes=quotes)
         step = WorksheetState(ws.id, sent.message_id, position=position, previous=shown_before)
         await flow.shown(person, ws, step)
 
@@ -134,10 +103,10 @@ class WorksheetsFeature:
         tx = context.tx
         opening = await context.services.worksheets.opening(person, ws)
         if opening.kind is Opening.NEW:
-            await _send(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
+            await tell(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
         elif opening.kind is Opening.FINISHED:
             text = tx("worksheets.finished_already", title=ws.title)
-            await _send(context, person, text, views.finished_buttons(tx, ws, again=True))
+            await tell(context, person, text, views.finished_buttons(tx, ws, again=True))
         else:
             lead = tx("worksheets.resumed")
             await self.show_question(context, person, ws, opening.position, lead=lead)
@@ -167,7 +136,7 @@ class WorksheetsFeature:
             await self.open_worksheet(context, person, (active or waiting)[0])
         elif waiting:
             buttons = views.open_buttons(waiting)
-            await _send(context, person, tx("worksheets.resume_choose"), buttons)
+            await tell(context, person, tx("worksheets.resume_choose"), buttons)
         else:
             await self.show_list(context, person, lead=tx("worksheets.resume_none"))
 
@@ -187,7 +156,7 @@ class WorksheetsFeature:
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
             note = tx("worksheets.added_to_previous", number=outcome.number)
-            await _send(context, person, note)
+            await tell(context, person, note)
         else:
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
@@ -213,7 +182,7 @@ class WorksheetsFeature:
             except BadRequest as exc:
                 if "not modified" in str(exc).lower():
                     return step.saved_message  # the same message delivered twice
-        return (await _send(context, person, text, buttons)).message_id
+        return (await tell(context, person, text, buttons)).message_id
 
     async def _offer_continue(self, context: Context, person: Person, saved: Saved) -> None:
         """Add Continue and Pause under the crisis reply, keeping its own buttons."""
@@ -229,7 +198,7 @@ class WorksheetsFeature:
                 return
             except BadRequest:
                 pass  # the reply is gone: offer the buttons on their own
-        await _send(context, person, context.tx("worksheets.saved_crisis"), [ours])
+        await tell(context, person, context.tx("worksheets.saved_crisis"), [ours])
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -271,10 +240,10 @@ class WorksheetsFeature:
             return
         elif action == "open":
             if person.profile.discreet:
-                await _release(context, person, pressed)  # the list, with its titles
+                await release(context, person, pressed)  # the list, with its titles
             await self.open_worksheet(context, person, worksheet)
         elif action == "go":
-            await _release(context, person, pressed)
+            await release(context, person, pressed)
             position = await flow.begin(person, worksheet)
             if position is None:
                 await self.open_worksheet(context, person, worksheet)
@@ -298,7 +267,7 @@ class WorksheetsFeature:
             await self._review(context, person, worksheet, n, pressed)
         elif action == "del":
             text = tx("worksheets.delete_confirm", title=worksheet.title)
-            await _send(context, person, text, views.delete_buttons(tx, worksheet))
+            await tell(context, person, text, views.delete_buttons(tx, worksheet))
         elif action == "delok":
             await delete_and_forget(context, person, await flow.delete(person, worksheet))
             # In discreet mode the note names nothing: it stays on screen for them to see.
@@ -313,9 +282,9 @@ class WorksheetsFeature:
     ) -> None:
         """The actions that need no worksheet (pause keeps the active one for /resume)."""
         if action in ("later", "revx"):
-            await _release(context, person, pressed)
+            await release(context, person, pressed)
             if action == "later":
-                await _send(context, person, context.tx("worksheets.not_now"))
+                await tell(context, person, context.tx("worksheets.not_now"))
         elif action in ("exp", "pdf"):
             await send_export(context, person, pdf=action == "pdf")
         else:
@@ -324,7 +293,7 @@ class WorksheetsFeature:
                 pressed = None
             await _leave_step(context, person, pressed)
             await context.services.worksheets.pause(person)
-            await _send(context, person, context.tx("worksheets.paused"))
+            await tell(context, person, context.tx("worksheets.paused"))
 
     async def _step(
         self,
@@ -342,7 +311,7 @@ class WorksheetsFeature:
         ):
             return
         if not await flow.is_current(person, ws, position):
-            await _send(context, person, context.tx("worksheets.expired"))
+            await tell(context, person, context.tx("worksheets.expired"))
             return
         if action == "clr":
             written = await flow.clear_answer(person, ws, position)
@@ -367,9 +336,9 @@ class WorksheetsFeature:
             return
         if page > 0:
             # Pressed on the page before: it is read, so it goes (discreet) or loses its buttons.
-            await _release(context, person, pressed)
+            await release(context, person, pressed)
         if not pages:
-            await _send(context, person, tx("worksheets.review_empty"))
+            await tell(context, person, tx("worksheets.review_empty"))
             return
         buttons = views.review_buttons(tx, ws, pages, page)
-        await _send(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)
+        await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)

@@ -445,8 +445,7 @@ class Dispatcher:
         if action is Action.SEND:
             plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
         elif action is Action.RESEND:
-            assert record is not None
-            plan.prompt = self._by_id.get(record.prompt_id)
+            plan.prompt = self._by_id.get(record.prompt_id) if record is not None else None
             if plan.prompt is None:
                 plan.action = Action.RESTORE  # the prompt was retired since the snooze
         return plan
@@ -470,8 +469,9 @@ class Dispatcher:
         elif action is Action.RESTORE:
             writes.restores.append((pid, day))
             report.stopped += 1
+        elif plan.prompt is None:  # a send without a prompt cannot happen; never guess one
+            report.dropped += 1
         else:
-            assert plan.prompt is not None
             if action is Action.SEND:
                 writes.records.append((pid, day, plan.prompt.id, CLAIMED, now_ts))
             else:
