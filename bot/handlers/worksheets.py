@@ -169,7 +169,7 @@ class WorksheetsFeature:
             await flow.shown(person, outcome.worksheet, step)
 
     async def _acknowledge(self, context: Context, person: Person, saved: Saved) -> int:
-        """ "Saved." under the answer, or that same message edited; returns its id."""
+        """Say "Saved." under the answer, or edit that same message; returns its id."""
         tx, step, count = context.tx, saved.step, saved.count
         text = tx("worksheets.saved") if count == 1 else tx("worksheets.saved_many", count=count)
         buttons = views.step_buttons(tx, saved.worksheet, saved.position, answered=True)

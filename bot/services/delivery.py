@@ -55,7 +55,7 @@ from telegram.error import Forbidden, TelegramError, TimedOut
 
 from bot.clock import Clock
 from bot.crypto import CryptoError, PersonCipher
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, PeopleService, Person, Profile
+from bot.services.people import PeopleService, Person, Profile, open_profile
 from bot.services.prompt_model import Prompt, choose_next_prompt, current_cycle
 from bot.services.schedule import (
     DailySchedule,
@@ -418,8 +418,7 @@ class Dispatcher:
         if cipher is None:
             return stop  # no key: the person is being forgotten
         try:
-            profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
-            chat_id = int(cipher.open_text(CHAT_SLOT, row.chat_enc))
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
             return stop
@@ -552,8 +551,7 @@ class Dispatcher:
             cipher = await self.people.cipher(claim.person_id)
             if cipher is None:
                 return None
-            profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
-            chat_id = int(cipher.open_text(CHAT_SLOT, row.chat_enc))
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
             return None

@@ -52,6 +52,12 @@ class Profile:
         return cls(**values)
 
 
+def open_profile(cipher: PersonCipher, profile_enc: bytes, chat_enc: bytes) -> tuple[Profile, int]:
+    """A person's sealed settings and chat id, opened (the one place that decodes them)."""
+    profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, profile_enc))
+    return profile, int(cipher.open_text(CHAT_SLOT, chat_enc))
+
+
 @dataclass
 class Person:
     person_id: str
@@ -123,11 +129,11 @@ class PeopleService:
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
-        profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
+        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         self._cache_prefs(row.person_id, profile)
         return Person(
             person_id=row.person_id,
-            chat_id=int(cipher.open_text(CHAT_SLOT, row.chat_enc)),
+            chat_id=chat_id,
             profile=profile,
             state=row.state,
             active=row.active,

@@ -147,8 +147,8 @@ class WorksheetFlow:
     async def continue_after(
         self, person: Person, worksheet: Worksheet, position: int
     ) -> int | None:
-        """ "Continue" under a crisis reply: the next question if `position` is still the
-        current one, else where they are now; None if the worksheet is not in progress."""
+        """Where "Continue" under a crisis reply goes: the next question if `position` is
+        still the current one, else where they are now; None if not in progress."""
         row = await self._data.progress(person, worksheet)
         if row is None or row.finished:
             return None
