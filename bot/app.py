@@ -32,7 +32,7 @@ from bot.config import ConfigError, Settings
 from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
-from bot.handlers.basics import Basics, on_error
+from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
@@ -182,7 +182,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     # Every feature, constructed once and installed into one Hub.
     setup = SetupFeature()
-    basics = Basics(setup)
+    basics = BasicsFeature(setup)
     crisis = CrisisFeature()
     features: list[Feature] = [
         basics,

@@ -24,7 +24,7 @@ log = logging.getLogger(__name__)
 _PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 
 
-class Basics:
+class BasicsFeature:
     """/start, /settings, /guide, and the entry points app.py wires into the numbered groups
     (the private-chat guard, buttons and free text by route, edits, the fallback)."""
 

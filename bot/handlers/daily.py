@@ -36,7 +36,8 @@ from bot.services.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, sched
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
 from bot.texts import Tx
-from bot.views.journal import prompt_buttons, prompt_text, render_page
+from bot.views import Rows
+from bot.views.journal import journal_page, prompt_buttons, prompt_text
 
 log = logging.getLogger(__name__)
 
@@ -295,37 +296,22 @@ class DailyFeature:
                 pass  # unchanged or too old to edit: send the page anew
         await say(context, chat.id, text, person=person, buttons=buttons, protect=True)
 
-    async def _page(
-        self, context: Context, person: Person, offset: int
-    ) -> tuple[str, list[list[Button]]]:
-        tx = context.tx
-        close = (tx("journal.btn_close"), JournalButton(None).encode())
+    async def _page(self, context: Context, person: Person, offset: int) -> tuple[str, Rows]:
         page = await context.services.journal.page(person, offset, PAGE_SIZE)
         if page.total and offset >= page.total:
             offset = (page.total - 1) // PAGE_SIZE * PAGE_SIZE
             page = await context.services.journal.page(person, offset, PAGE_SIZE)
-        if not page.entries:
-            text = tx("journal.empty")
-            if schedule_of(person.profile) is None:
-                text += "\n\n" + tx("journal.empty_daily_off")
-            return text, [[close]]
-        heading = tx(
-            "journal.heading",
-            first=offset + 1,
-            last=offset + len(page.entries),
-            total=page.total,
-        )
         zone = person.profile.timezone
         zone = zone if zone and is_valid_timezone(zone) else "UTC"
-        text = render_page(heading, page.entries, _prompts(context), zone, context.services.clock())
-        row: list[Button] = []
-        if offset + PAGE_SIZE < page.total:
-            row.append((tx("journal.btn_older"), JournalButton(offset + PAGE_SIZE).encode()))
-        if offset > 0:
-            row.append(
-                (tx("journal.btn_newer"), JournalButton(max(offset - PAGE_SIZE, 0)).encode())
-            )
-        return text, [row, [close]] if row else [[close]]
+        return journal_page(
+            context.tx,
+            page,
+            PAGE_SIZE,
+            _prompts(context),
+            zone,
+            context.services.clock(),
+            daily_on=schedule_of(person.profile) is not None,
+        )
 
 
 def _prompts(context: Context) -> dict[str, str]:

@@ -32,14 +32,21 @@ from bot.core.state import (
     setup_state,
 )
 from bot.handlers import privacy
-from bot.handlers.common import Button, country_name, current_person, replace_or_say, say
+from bot.handlers.common import country_name, current_person, replace_or_say, say
 from bot.services import geo
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
 from bot.views import Rows
-from bot.views.settings import DAY_KEYS, days_view, settings_view
-
-SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
+from bot.views.settings import (
+    DAY_KEYS,
+    country_buttons,
+    days_view,
+    discreet_buttons,
+    safety_buttons,
+    settings_view,
+    time_buttons,
+    zone_buttons,
+)
 
 
 class SetupFeature:
@@ -86,27 +93,17 @@ class SetupFeature:
         if step == "country":
             await context.services.people.set_state(person, SetupState("country", mode).encode())
             featured: list[str] = context.services.content.texts.data["featured_countries"]
-            flat: list[Button] = [
-                (country_name(context, c), CountryButton(c).encode()) for c in featured
-            ]
-            rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
-            rows.append([(tx("setup.btn_skip_country"), CountryButton("skip").encode())])
+            rows = country_buttons(tx, [(c, country_name(context, c)) for c in featured])
             await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
         elif step == "timezone":
             await self._ask_timezone(update, context, person, mode)
         elif step == "time":
             await context.services.people.set_state(person, SetupState("time", mode).encode())
-            times: list[Button] = [(t, TimeButton(t).encode()) for t in SUGGESTED_TIMES]
-            rows = [times[:3], times[3:], [(tx("setup.btn_no_daily"), TimeButton("off").encode())]]
+            rows = time_buttons(tx)
             await say(context, chat_id, tx("setup.ask_time"), person=person, buttons=rows)
         elif step == "safety":
             await context.services.people.set_state(person, SetupState("safety", mode).encode())
-            rows = [
-                [
-                    (tx("setup.btn_shared_yes"), SafetyButton("yes").encode()),
-                    (tx("setup.btn_shared_no"), SafetyButton("no").encode()),
-                ]
-            ]
+            rows = safety_buttons(tx)
             await say(context, chat_id, tx("setup.ask_safety"), person=person, buttons=rows)
 
     async def _ask_timezone(
@@ -130,15 +127,7 @@ class SetupFeature:
             return
         await context.services.people.set_state(person, SetupState("timezone", mode).encode())
         choices = geo.main_zones(country, year) if country else ()
-        rows = [
-            [
-                (
-                    f"{z.city} ({z.description})" if z.description else z.city,
-                    ZoneButton(z.name).encode(),
-                )
-            ]
-            for z in choices
-        ]
+        rows = zone_buttons(choices)
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
         await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
 
@@ -261,10 +250,7 @@ class SetupFeature:
         if arg == "yes":
             person.profile.shared_device = True
             await context.services.people.save(person)
-            rows = [
-                [(tx("setup.btn_discreet_on"), SafetyButton("discreet").encode())],
-                [(tx("setup.btn_discreet_later"), SafetyButton("later").encode())],
-            ]
+            rows = discreet_buttons(tx)
             await say(
                 context, person.chat_id, tx("setup.safety_advice"), person=person, buttons=rows
             )

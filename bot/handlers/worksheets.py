@@ -16,7 +16,7 @@ from telegram.error import BadRequest
 from bot.context import Context
 from bot.core.callbacks import WorksheetButton
 from bot.core.hub import Hub
-from bot.core.state import WorksheetState
+from bot.core.state import WORKSHEET_PREFIX, WorksheetState
 from bot.handlers.common import (
     current_person,
     delete_and_forget,
@@ -67,7 +67,7 @@ class WorksheetsFeature:
         hub.command("resume", self.resume_command)
         hub.command("export", export_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
-        hub.router.on_state("ws", self.on_answer, capture=True)
+        hub.router.on_state(WORKSHEET_PREFIX, self.on_answer, capture=True)
         hub.router.on_start_payload(DEEP_LINK_PREFIX, self.on_deep_link)
         hub.router.on_edit(self.on_edit)
         hub.after_onboarding.append(self.after_onboarding)

@@ -6,11 +6,11 @@ from __future__ import annotations
 import datetime as dt
 from zoneinfo import ZoneInfo
 
-from bot.core.callbacks import DailyButton
+from bot.core.callbacks import DailyButton, JournalButton
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
-from bot.services.journal import Entry
+from bot.services.journal import Entry, Page
 from bot.texts import Tx
-from bot.views import Rows
+from bot.views import Button, Rows
 
 PROMPT_PREVIEW = 90  # characters of the prompt shown above each journal entry
 
@@ -72,3 +72,33 @@ def render_page(
         room -= utf16_len(body)
         parts.append(f"{head}\n{body}")
     return "\n\n".join(parts)
+
+
+def journal_page(
+    tx: Tx,
+    page: Page,
+    size: int,
+    prompts: dict[str, str],
+    zone: str,
+    now: dt.datetime,
+    *,
+    daily_on: bool,
+) -> tuple[str, Rows]:
+    """One page of /journal, newest first, with Older / Newer / Close."""
+    close = (tx("journal.btn_close"), JournalButton(None).encode())
+    offset = page.offset
+    if not page.entries:
+        text = tx("journal.empty")
+        if not daily_on:
+            text += "\n\n" + tx("journal.empty_daily_off")
+        return text, [[close]]
+    heading = tx(
+        "journal.heading", first=offset + 1, last=offset + len(page.entries), total=page.total
+    )
+    text = render_page(heading, page.entries, prompts, zone, now)
+    row: list[Button] = []
+    if offset + size < page.total:
+        row.append((tx("journal.btn_older"), JournalButton(offset + size).encode()))
+    if offset > 0:
+        row.append((tx("journal.btn_newer"), JournalButton(max(offset - size, 0)).encode()))
+    return text, [row, [close]] if row else [[close]]

@@ -1,15 +1,57 @@
-"""The /settings menu and the day chooser: text and buttons from a person's profile."""
+"""Onboarding's questions and the /settings menu: text and buttons from a profile."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.callbacks import DayButton, SettingsButton
+from bot.core import callbacks as cb
+from bot.services.geo import Zone
 from bot.services.people import ALL_DAYS, Profile
 from bot.texts import Tx
 from bot.views import Button, Rows
 
 DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
+
+
+def country_buttons(tx: Tx, featured: Sequence[tuple[str, str]]) -> Rows:
+    """`featured`: (code, name as shown), three to a row, then "skip"."""
+    flat: list[Button] = [(name, cb.CountryButton(code).encode()) for code, name in featured]
+    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    return [*rows, [(tx("setup.btn_skip_country"), cb.CountryButton("skip").encode())]]
+
+
+def zone_buttons(zones: Sequence[Zone]) -> Rows:
+    return [
+        [
+            (
+                f"{z.city} ({z.description})" if z.description else z.city,
+                cb.ZoneButton(z.name).encode(),
+            )
+        ]
+        for z in zones
+    ]
+
+
+def time_buttons(tx: Tx) -> Rows:
+    times: list[Button] = [(t, cb.TimeButton(t).encode()) for t in SUGGESTED_TIMES]
+    return [times[:3], times[3:], [(tx("setup.btn_no_daily"), cb.TimeButton("off").encode())]]
+
+
+def safety_buttons(tx: Tx) -> Rows:
+    return [
+        [
+            (tx("setup.btn_shared_yes"), cb.SafetyButton("yes").encode()),
+            (tx("setup.btn_shared_no"), cb.SafetyButton("no").encode()),
+        ]
+    ]
+
+
+def discreet_buttons(tx: Tx) -> Rows:
+    return [
+        [(tx("setup.btn_discreet_on"), cb.SafetyButton("discreet").encode())],
+        [(tx("setup.btn_discreet_later"), cb.SafetyButton("later").encode())],
+    ]
 
 
 def days_label(tx: Tx, days: Sequence[int]) -> str:
@@ -22,13 +64,13 @@ def days_label(tx: Tx, days: Sequence[int]) -> str:
 
 def days_view(tx: Tx, chosen: Sequence[int]) -> tuple[str, Rows]:
     flat: list[Button] = [
-        (("✓ " if i in chosen else "") + tx(f"days.{key}"), DayButton(key).encode())
+        (("✓ " if i in chosen else "") + tx(f"days.{key}"), cb.DayButton(key).encode())
         for i, key in enumerate(DAY_KEYS)
     ]
     return tx("days.choose"), [
         flat[:4],
         flat[4:],
-        [(tx("days.btn_done"), DayButton("done").encode())],
+        [(tx("days.btn_done"), cb.DayButton("done").encode())],
     ]
 
 
@@ -59,7 +101,7 @@ def settings_view(
         text += "\n\n" + tx("settings.worksheet_waiting")
 
     def item(key: str, value: str) -> Button:
-        return (tx(key), SettingsButton(value).encode())
+        return (tx(key), cb.SettingsButton(value).encode())
 
     def flip(key: str, name: str, now_on: bool) -> Button:
         # The button says which value it sets, so a double tap or a stale menu cannot
