@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import ClassVar, Self
 
+from bot.core.telegram_text import CALLBACK_DATA_LIMIT
+
 _TOKEN = re.compile(r"[A-Za-z0-9_+/-]{1,60}")
 _WORD = re.compile(r"[a-z]{1,12}")
 _NUMBER = re.compile(r"[0-9]{1,12}")
@@ -207,7 +209,7 @@ class WorksheetButton(CallbackData):
 
     @classmethod
     def decode(cls, rest: str) -> Self | None:
-        found = cls._SHAPE.fullmatch(rest) if len(rest) <= 64 else None
+        found = cls._SHAPE.fullmatch(rest) if len(rest) <= CALLBACK_DATA_LIMIT else None
         if found is None:
             return None
         action, worksheet_id, number = found.groups()

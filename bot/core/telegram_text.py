@@ -3,11 +3,14 @@ API), how it counts length, and the one way we shorten a text to fit."""
 
 from __future__ import annotations
 
-from telegram.constants import InlineKeyboardButtonLimit, MessageLimit
+from telegram.constants import BulkRequestLimit, InlineKeyboardButtonLimit, MessageLimit
 
-# Characters (UTF-16 code units) in one message; 1-64 bytes of callback data per button.
+# Characters (UTF-16 code units) in one message; 1-64 bytes of callback data per button;
+# 1-64 characters of a /start deep-link payload; ids per deleteMessages call.
 MESSAGE_LIMIT: int = MessageLimit.MAX_TEXT_LENGTH
 CALLBACK_DATA_LIMIT: int = InlineKeyboardButtonLimit.MAX_CALLBACK_DATA
+DEEP_LINK_LIMIT: int = MessageLimit.DEEP_LINK_LENGTH
+BULK_DELETE_LIMIT: int = BulkRequestLimit.MAX_LIMIT
 ELLIPSIS = "…"
 
 

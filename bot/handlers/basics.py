@@ -14,6 +14,7 @@ from bot.context import Context
 from bot.core.hub import Hub
 from bot.core.router import Router
 from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, setup_state
+from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
 
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 
 # Deep-link payloads are at most 64 characters of A-Z, a-z, 0-9, _ and -.
 # Source: https://core.telegram.org/bots/features#deep-linking
-_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PAYLOAD = re.compile(rf"[A-Za-z0-9_-]{{1,{DEEP_LINK_LIMIT}}}")
 
 
 class BasicsFeature:
@@ -48,7 +49,7 @@ class BasicsFeature:
             return
         services = context.services
         payload = context.args[0] if context.args else ""
-        if not _PAYLOAD.match(payload):
+        if not _PAYLOAD.fullmatch(payload):
             payload = ""  # junk is ignored, never echoed
         person = await current_person(update, context)
         if person is None:

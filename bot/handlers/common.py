@@ -18,7 +18,7 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
 from bot.context import Context, Services
-from bot.core.telegram_text import CALLBACK_DATA_LIMIT
+from bot.core.telegram_text import BULK_DELETE_LIMIT, CALLBACK_DATA_LIMIT
 from bot.services import geo
 from bot.services.people import Person
 from bot.views import Button
@@ -34,7 +34,7 @@ def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
     for row in rows:
         for _, data in row:
             if len(data.encode()) > CALLBACK_DATA_LIMIT:
-                raise ValueError("callback data over Telegram's 64-byte limit")
+                raise ValueError(f"callback data over Telegram's {CALLBACK_DATA_LIMIT}-byte limit")
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
     )
@@ -204,8 +204,8 @@ async def delete_and_forget(context: Context, person: Person, ids: Sequence[int]
 async def delete_quietly(context: Context, chat_id: int, message_ids: Sequence[int]) -> int:
     """Delete what Telegram lets us; a refusal (too old, already gone) is not an error."""
     deleted = 0
-    for start in range(0, len(message_ids), 100):
-        chunk = list(message_ids[start : start + 100])
+    for start in range(0, len(message_ids), BULK_DELETE_LIMIT):
+        chunk = list(message_ids[start : start + BULK_DELETE_LIMIT])
         try:
             if await context.bot.delete_messages(chat_id, chunk):
                 deleted += len(chunk)

@@ -11,7 +11,6 @@ from bot.context import Context
 from bot.core.callbacks import ForgetButton
 from bot.core.hub import Hub
 from bot.handlers.common import (
-    Button,
     command_person,
     current_person,
     delete_quietly,
@@ -19,17 +18,9 @@ from bot.handlers.common import (
     say,
 )
 from bot.services.people import Person
+from bot.views.privacy import forget_buttons
 
 log = logging.getLogger(__name__)
-
-
-def confirm_buttons(context: Context) -> list[list[Button]]:
-    tx = context.tx
-    return [
-        [(tx("forget.btn_yes"), ForgetButton("yes").encode())],
-        [(tx("forget.btn_yes_clear"), ForgetButton("clear").encode())],
-        [(tx("forget.btn_no"), ForgetButton("no").encode())],
-    ]
 
 
 async def ask_to_forget(update: Update, context: Context, person: Person) -> None:
@@ -39,7 +30,7 @@ async def ask_to_forget(update: Update, context: Context, person: Person) -> Non
         person.chat_id,
         context.tx("forget.confirm"),
         person=person,
-        buttons=confirm_buttons(context),
+        buttons=forget_buttons(context.tx),
     )
 
 
