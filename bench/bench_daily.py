@@ -42,6 +42,7 @@ from bot.config import Settings
 from bot.content import load_content
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
 from bot.emulator import BotApiEmulator, SentMessage
+from bot.handlers.daily import JOB_NAME
 from bot.runtime import Runtime
 from bot.services.delivery import Claim, Dispatcher, schedule_of
 from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
@@ -260,9 +261,8 @@ async def started(directory: Path, url: str, *, throttle: bool) -> Runtime:
 
 def dispatcher_of(runtime: Runtime) -> Dispatcher:
     assert runtime.services is not None
-    dispatcher: Dispatcher = runtime.services.extras["daily"]
-    dispatcher.job.enabled = False  # this run is the only pass
-    return dispatcher
+    runtime.jobs[JOB_NAME].enabled = False  # this run is the only pass
+    return runtime.services.dispatcher
 
 
 async def measure_pass(

@@ -1,8 +1,15 @@
-"""The one place that builds the PTB Application and wires every handler, crisis first."""
+"""The composition root: the one place that builds the services, constructs each feature,
+installs it, and wires the PTB Application's handlers in numbered groups, crisis first.
+
+Nothing under bot/handlers or bot/services imports this module: features receive what they
+need (the Hub to install into, the typed Services through the context), so wiring points
+one way. Only this module and bot/runtime.py construct stores and services.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import BotCommand, Update
@@ -14,19 +21,40 @@ from telegram.ext import (
     CommandHandler,
     ContextTypes,
     ExtBot,
+    Job,
     MessageHandler,
     TypeHandler,
     filters,
 )
 
+from bot.clock import Clock
+from bot.config import ConfigError, Settings
+from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
-from bot.handlers import basics, crisis, privacy
-from bot.handlers.basics import Basics
-from bot.handlers.router import Router
-from bot.handlers.setup import Setup
+from bot.core.hub import Command, Feature, Hub
+from bot.handlers.basics import BasicsFeature, on_error
+from bot.handlers.crisis import CrisisFeature
+from bot.handlers.daily import DailyFeature, make_sender
+from bot.handlers.privacy import PrivacyFeature
+from bot.handlers.setup import SetupFeature
+from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.ordering import CrisisFirstUpdateProcessor
-from bot.services.send_policy import SendPolicy
+from bot.send_policy import SendPolicy
+from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.delivery import Dispatcher
+from bot.services.exporter import Exporter
+from bot.services.journal import JournalService
+from bot.services.ledger import MessageLedger
+from bot.services.people import PeopleService
+from bot.services.worksheet_flow import WorksheetFlow
+from bot.services.worksheets import WorksheetService
+from bot.storage.database import Database
+from bot.storage.deliveries import DeliveryStore
+from bot.storage.journal import JournalStore
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore
+from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
 GROUP_CRISIS = -10
@@ -37,10 +65,20 @@ GROUP_TEXT = 20
 GROUP_FALLBACK = 99
 
 StApp = Application[Any, Context, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]
-Callback = Callable[[Update, Context], Coroutine[Any, Any, None]]
 
 
-def _final(callback: Callback) -> Callback:
+@dataclass
+class Wired:
+    """What app.py built, for the lifecycle (runtime.py) and tests."""
+
+    app: StApp
+    services: Services
+    hub: Hub
+    features: Sequence[Feature]
+    jobs: dict[str, Job[Any]]
+
+
+def _final(callback: Command) -> Command:
     """A command is fully handled by its handler: later groups (the fallback) stay out."""
 
     async def run(update: Update, context: Context) -> None:
@@ -48,17 +86,6 @@ def _final(callback: Callback) -> Callback:
         raise ApplicationHandlerStop
 
     return run
-
-
-class Features:
-    """What app.py wired, for the code that needs it later (jobs, tests)."""
-
-    def __init__(self) -> None:
-        self.router = Router()
-        self.setup = Setup()
-        self.basics = Basics(self.router, self.setup)
-        # (command, callback); the menu description is texts "commands.<command>".
-        self.commands: list[tuple[str, Callback]] = []
 
 
 def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
@@ -71,18 +98,66 @@ def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
     )
 
 
-def build_application(
-    services: Services,
-    *,
-    throttle: bool = True,
-    backoff: float = 0.5,
-    connect_features: Callable[[StApp, Features], None] | None = None,
-) -> tuple[StApp, Features]:
-    settings = services.settings
-    assert settings.token is not None
-    processor = CrisisFirstUpdateProcessor(
-        lambda text: services.content.detector.detect(text) is not None
+@dataclass(frozen=True)
+class Foundation:
+    """What the lifecycle (runtime.py) opens before anything is built."""
+
+    settings: Settings
+    content: Content
+    db: Database
+    keys: KeyStore
+    pseudonym_key: bytes
+    clock: Clock
+
+
+def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
+    settings, content, db, keys, clock = (
+        base.settings,
+        base.content,
+        base.db,
+        base.keys,
+        base.clock,
     )
+    people_store = PeopleStore(db)
+    ledger = MessageLedger(people_store, clock)
+    crisis_cache = CrisisCache()
+    people = PeopleService(
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
+    )
+    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
+    deliveries = DeliveryStore(db)
+    journal_store = JournalStore(db)
+    dispatcher = Dispatcher(
+        people=people,
+        store=deliveries,
+        prompts=content.prompts,
+        clock=clock,
+        sender=make_sender(app.bot, content.texts),
+        is_running=lambda: app.running,
+    )
+    return Services(
+        settings=settings,
+        content=content,
+        db=db,
+        keys=keys,
+        clock=clock,
+        people=people,
+        ledger=ledger,
+        crisis_cache=crisis_cache,
+        crisis_counter=CrisisCounter(people_store),
+        worksheets=WorksheetFlow(worksheet_data, people, ledger),
+        journal=JournalService(journal_store, deliveries, clock),
+        dispatcher=dispatcher,
+        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        urgent_bot=urgent_bot,
+    )
+
+
+def build_application(base: Foundation, *, throttle: bool = True, backoff: float = 0.5) -> Wired:
+    settings, content = base.settings, base.content
+    if settings.token is None:
+        raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
+    processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
     builder = (
         ApplicationBuilder()
         .token(settings.token)
@@ -96,63 +171,80 @@ def build_application(
     if settings.api_url:
         builder = builder.base_url(settings.api_url)
     app: StApp = builder.build()
-    app.bot_data[SERVICES_KEY] = services
-
-    async def early_reply(update: Update) -> None:
-        await crisis.reply_early(update, app)
-
-    processor.early_reply = early_reply
-    services.urgent_bot = ExtBot(
+    urgent_bot: ExtBot[Any] = ExtBot(
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
         request=http_transport(settings.http_timeout, pool=8),
         rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
     )
+    services = build_services(base, app, urgent_bot)
+    app.bot_data[SERVICES_KEY] = services
 
-    features = Features()
-    features.setup.register(features.router)
-    crisis.register(features.router)
-    privacy.register(features.router)
-    b = features.basics
-    features.commands += [
-        ("start", b.start),
-        ("settings", b.settings),
-        ("guide", b.guide),
-        ("clear", privacy.clear),
-        ("forget", privacy.forget),
+    # Every feature, constructed once and installed into one Hub.
+    setup = SetupFeature()
+    basics = BasicsFeature(setup)
+    crisis = CrisisFeature()
+    features: list[Feature] = [
+        basics,
+        setup,
+        crisis,
+        PrivacyFeature(),
+        WorksheetsFeature(),
+        DailyFeature(settings_menu=setup),
     ]
-    if connect_features is not None:
-        connect_features(app, features)
+    hub = Hub()
+    for feature in features:
+        feature.install(hub)
+
+    async def early_reply(update: Update) -> None:
+        await crisis.reply_early(update, app)
+
+    processor.early_reply = early_reply
 
     # -10: crisis words, before anything can wait on storage or a conversation.
     app.add_handler(CommandHandler("sos", crisis.on_sos), GROUP_CRISIS)
     app.add_handler(CommandHandler("help", crisis.on_help), GROUP_CRISIS)
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGES, crisis.on_message), GROUP_CRISIS)
     # -5: group chats get one line and nothing else.
-    app.add_handler(TypeHandler(Update, b.private_only), GROUP_PRIVATE_ONLY)
-    for name, callback in features.commands:
+    app.add_handler(TypeHandler(Update, basics.private_only), GROUP_PRIVATE_ONLY)
+    for name, callback in hub.commands:
         app.add_handler(CommandHandler(name, _final(callback)), GROUP_COMMANDS)
-    app.add_handler(CallbackQueryHandler(b.on_callback), GROUP_BUTTONS)
-    router = features.router
-
-    async def edits(update: Update, context: Context) -> None:
-        await basics.on_edit(update, context, router)
-
+    app.add_handler(CallbackQueryHandler(basics.on_callback), GROUP_BUTTONS)
     app.add_handler(
-        MessageHandler(filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, b.on_text),
+        MessageHandler(
+            filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, basics.on_text
+        ),
         GROUP_TEXT,
     )
-    app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, edits), GROUP_TEXT)
+    app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, basics.on_edit), GROUP_TEXT)
     app.add_handler(
-        MessageHandler(filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), b.on_other),
+        MessageHandler(
+            filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), basics.on_other
+        ),
         GROUP_FALLBACK,
     )
-    app.add_error_handler(basics.on_error)
-    return app, features
+    app.add_error_handler(on_error)
+
+    jobs: dict[str, Job[Any]] = {}
+    if app.job_queue is not None:
+        for job in hub.jobs:
+            jobs[job.name] = app.job_queue.run_repeating(
+                job.callback,
+                interval=job.seconds,
+                first=job.seconds,
+                name=job.name,
+                job_kwargs={
+                    # A tick delayed by a busy loop still runs; missed ticks collapse into one.
+                    "misfire_grace_time": int(job.seconds * 4),
+                    "coalesce": True,
+                    "max_instances": 1,
+                },
+            )
+    return Wired(app, services, hub, features, jobs)
 
 
-def menu_commands(services: Services, features: Features) -> list[BotCommand]:
-    names = [name for name, _ in features.commands] + ["sos", "help"]
+def menu_commands(services: Services, hub: Hub) -> list[BotCommand]:
+    names = [name for name, _ in hub.commands] + ["sos", "help"]
     order = services.content.texts.data.get("command_menu", names)
     return [
         BotCommand(name, services.tx(f"commands.{name}"))

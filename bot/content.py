@@ -227,10 +227,16 @@ def load_content(root: Path | None = None) -> Content:
         root, "panic_words.yaml", lambda raw: validate_common_words(raw, LANGUAGES), problems
     )
 
-    docs = (help_doc, emergency_doc, terms_doc, prompts_doc, panic_doc)
-    if problems or texts is None or None in docs:
+    if (
+        problems
+        or texts is None
+        or help_doc is None
+        or emergency_doc is None
+        or terms_doc is None
+        or prompts_doc is None
+        or panic_doc is None
+    ):
         raise ContentError(problems)
-    assert help_doc and emergency_doc and terms_doc and prompts_doc and panic_doc
     order = texts.data.get("worksheet_order", [])
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})

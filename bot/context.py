@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import Message
@@ -12,9 +12,16 @@ from bot.clock import Clock
 from bot.config import Settings
 from bot.content import Content
 from bot.services.crisis import CrisisMatch
+from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.delivery import Dispatcher
+from bot.services.exporter import Exporter
+from bot.services.journal import JournalService
+from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.worksheet_flow import WorksheetFlow
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
+from bot.texts import Tx
 
 SERVICES_KEY = "steady.services"
 SAVED_KEY = "steady.saved-updates"
@@ -23,18 +30,29 @@ SAVED_REMEMBERED = 1000  # only the latest matter: errors follow their update cl
 
 @dataclass
 class Services:
+    """Everything a handler may call, built once by bot/app.py (the only place, with
+    bot/runtime.py, that constructs stores and services). `db` and `keys` are here for
+    lifecycle and tests; handlers go through the services."""
+
     settings: Settings
     content: Content
     db: Database
     keys: KeyStore
-    people: PeopleService
     clock: Clock
+    people: PeopleService
+    ledger: MessageLedger
+    crisis_cache: CrisisCache
+    crisis_counter: CrisisCounter
+    worksheets: WorksheetFlow
+    journal: JournalService
+    dispatcher: Dispatcher
+    exporter: Exporter
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
-    urgent_bot: ExtBot[Any] | None = None
-    extras: dict[str, Any] = field(default_factory=dict)
+    urgent_bot: ExtBot[Any]
 
     def tx(self, key: str, **values: object) -> str:
+        """The default-language translator, for code with no person (the command menu)."""
         return self.content.texts(key, **values)
 
 
@@ -64,6 +82,12 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
     def was_saved(self, update_id: int) -> bool:
         saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
         return update_id in saved
+
+    @property
+    def tx(self) -> Tx:
+        """This update's translator: every UI text a handler or view shows comes through
+        here, so a person's language can be chosen in this one place."""
+        return self.services.tx
 
     @property
     def services(self) -> Services:

@@ -19,8 +19,3 @@ class Problem:
     def __str__(self) -> str:
         where = ".".join(str(p) for p in self.path) or "<top>"
         return f"{where}: {self.message}"
-
-
-# Telegram's limit for one message's text, after entity parsing.
-# Source: https://core.telegram.org/bots/api#sendmessage ("1-4096 characters").
-TELEGRAM_MESSAGE_LIMIT = 4096

@@ -1,5 +1,7 @@
 """Start and stop the whole bot: storage, keys, content, the PTB Application, its jobs.
 
+Lifecycle only: what is built and wired is bot/app.py's business.
+
 `python -m bot`, the sandbox and the end-to-end tests all start the bot through `Runtime`,
 so the tests exercise exactly what production runs.
 """
@@ -9,27 +11,26 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from telegram import Update
+from telegram.ext import Job
 
-from bot.app import Features, StApp, build_application, menu_commands
+from bot.app import Foundation, StApp, build_application, menu_commands
 from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
 from bot.datalock import DataDirLock
 from bot.keys import resolve_master_key
-from bot.services.people import PeopleService
+from bot.services.ledger import MessageLedger
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
-from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
 
 log = logging.getLogger(__name__)
 
-FeatureHook = Callable[[StApp, Features], None]
 FLUSH_INTERVAL = 1.0  # seconds between batched writes of message ids (for /clear)
 PRUNE_EVERY = 60  # flushes between prunings of ids older than the delete window
 
@@ -55,13 +56,6 @@ async def open_storage(settings: Settings) -> Storage:
     return Storage(db, keys)
 
 
-def all_features() -> list[FeatureHook]:
-    """Feature modules that plug into the app (worksheets, daily prompts, ...)."""
-    from bot.handlers import registry  # noqa: PLC0415 - avoids an import cycle with app.py
-
-    return registry.FEATURES
-
-
 class Runtime:
     def __init__(
         self,
@@ -83,8 +77,9 @@ class Runtime:
         self._backoff = backoff  # first retry delay after a 5xx or timeout; tests shorten it
         self.storage: Storage | None = None
         self.app: StApp | None = None
-        self.features: Features | None = None
         self.services: Services | None = None
+        # The scheduler's repeating jobs by name (tests pause the daily tick through this).
+        self.jobs: dict[str, Job[Any]] = {}
         self._flusher: asyncio.Task[None] | None = None
         self._lock = DataDirLock(settings.data_dir, "starting another")
 
@@ -94,34 +89,23 @@ class Runtime:
         self._lock.acquire()
         storage = await open_storage(self.settings)
         self.storage = storage
-        people = PeopleService(
-            PeopleStore(storage.db), storage.keys, await storage.keys.pseudonym_key(), self.clock
+        base = Foundation(
+            self.settings,
+            content,
+            storage.db,
+            storage.keys,
+            await storage.keys.pseudonym_key(),
+            self.clock,
         )
-        services = Services(
-            settings=self.settings,
-            content=content,
-            db=storage.db,
-            keys=storage.keys,
-            people=people,
-            clock=self.clock,
-        )
-        self.services = services
-        hooks = all_features()
-
-        def connect(app: StApp, features: Features) -> None:
-            for hook in hooks:
-                hook(app, features)
-
-        app, features = build_application(
-            services, throttle=self._throttle, backoff=self._backoff, connect_features=connect
-        )
-        self.app, self.features = app, features
+        wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
+        app, services = wired.app, wired.services
+        self.app, self.services, self.jobs = app, services, wired.jobs
         await app.initialize()
-        assert services.urgent_bot is not None
         await services.urgent_bot.initialize()
-        self._flusher = asyncio.create_task(self._flush_message_ids_forever(people))
-        await app.bot.set_my_commands(menu_commands(services, features))
-        assert app.updater is not None
+        self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
+        await app.bot.set_my_commands(menu_commands(services, wired.hub))
+        if app.updater is None:
+            raise RuntimeError("the PTB Application was built without an Updater")
         await app.updater.start_polling(
             poll_interval=self._poll_interval,
             allowed_updates=Update.ALL_TYPES,
@@ -130,15 +114,15 @@ class Runtime:
         await app.start()
         log.info("bot started")
 
-    async def _flush_message_ids_forever(self, people: PeopleService) -> None:
+    async def _flush_message_ids_forever(self, ledger: MessageLedger) -> None:
         rounds = 0
         while True:
             await asyncio.sleep(FLUSH_INTERVAL)
             rounds += 1
             try:
-                await people.flush_message_ids()
+                await ledger.flush()
                 if rounds % PRUNE_EVERY == 0:
-                    await people.prune_message_ids()
+                    await ledger.prune()
             except Exception as exc:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 
@@ -159,10 +143,9 @@ class Runtime:
             log.info("bot stopped")
         services = self.services
         if services is not None:
-            if services.urgent_bot is not None:
-                await services.urgent_bot.shutdown()
+            await services.urgent_bot.shutdown()
             with contextlib.suppress(Exception):
-                await services.people.flush_message_ids()
+                await services.ledger.flush()
         if self.storage is not None:
             await self.storage.close()
             self.storage = None

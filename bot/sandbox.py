@@ -154,9 +154,8 @@ class Terminal:
 
     async def _deliver_due(self) -> None:
         services = self.runtime.services if self.runtime is not None else None
-        daily = services.extras.get("daily") if services is not None else None
-        if daily is not None:
-            await daily.run_once()
+        if services is not None:
+            await services.dispatcher.run_once()
 
     async def watch(self) -> None:
         while True:

@@ -1,7 +1,8 @@
 """The bot's UI strings, from `content/texts/*.yaml`, addressed by dotted key.
 
-Code asks for `texts("onboarding.welcome", name=...)`; tests/unit/test_texts.py checks that
-every key the code uses exists, so a typo fails CI rather than a person's chat.
+Code asks for `tx("start.welcome", name=...)` (in handlers, `context.tx`: the per-update
+translator); tests/unit/test_text_keys.py checks that every key the code uses exists, so a
+typo fails CI rather than a person's chat.
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ import string
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from bot.problems import TELEGRAM_MESSAGE_LIMIT, Problem
+from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
+from bot.problems import Problem
 
 # How pure code receives `texts`: any callable from a key (and values) to a string.
 Tx = Callable[..., str]
@@ -78,8 +80,8 @@ def validate_texts(raw: object) -> list[Problem]:
                 walk(value, here)
             elif not isinstance(value, str) or not value.strip():
                 problems.append(Problem(here, "expected non-empty text"))
-            elif len(value) > TELEGRAM_MESSAGE_LIMIT:
-                problems.append(Problem(here, "longer than Telegram's 4096-character limit"))
+            elif utf16_len(value) > MESSAGE_LIMIT:
+                problems.append(Problem(here, f"longer than Telegram's {MESSAGE_LIMIT} limit"))
             else:
                 try:
                     list(string.Formatter().parse(value))

@@ -11,21 +11,37 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
+from bot.core.hub import Hub
+from bot.core.router import Router
+from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, setup_state
+from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers.common import current_person, is_private, remember, say
-from bot.handlers.router import Router
-from bot.handlers.setup import ONBOARDING, STEPS, Setup
+from bot.handlers.setup import SetupFeature
 
 log = logging.getLogger(__name__)
 
 # Deep-link payloads are at most 64 characters of A-Z, a-z, 0-9, _ and -.
 # Source: https://core.telegram.org/bots/features#deep-linking
-_PAYLOAD = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_PAYLOAD = re.compile(rf"[A-Za-z0-9_-]{{1,{DEEP_LINK_LIMIT}}}")
 
 
-class Basics:
-    def __init__(self, router: Router, setup: Setup) -> None:
-        self.router = router
+class BasicsFeature:
+    """/start, /settings, /guide, and the entry points app.py wires into the numbered groups
+    (the private-chat guard, buttons and free text by route, edits, the fallback)."""
+
+    def __init__(self, setup: SetupFeature) -> None:
         self.setup = setup
+        self.hub = Hub()  # replaced by the app's hub in install()
+
+    @property
+    def router(self) -> Router:
+        return self.hub.router
+
+    def install(self, hub: Hub) -> None:
+        self.hub = hub
+        hub.command("start", self.start)
+        hub.command("settings", self.settings)
+        hub.command("guide", self.guide)
 
     async def start(self, update: Update, context: Context) -> None:
         user, chat = update.effective_user, update.effective_chat
@@ -33,37 +49,38 @@ class Basics:
             return
         services = context.services
         payload = context.args[0] if context.args else ""
-        if not _PAYLOAD.match(payload):
+        if not _PAYLOAD.fullmatch(payload):
             payload = ""  # junk is ignored, never echoed
         person = await current_person(update, context)
         if person is None:
-            person = await services.people.create(user.id, chat.id, f"setup:country:{ONBOARDING}")
+            person = await services.people.create(
+                user.id, chat.id, SetupState("country", ONBOARDING).encode()
+            )
             await remember(services, person, update.effective_message)
             if payload and await self._payload_known(payload):
                 person.profile.pending_worksheet = payload
                 await services.people.save(person)
-            await say(context, chat.id, services.tx("start.welcome"), person=person)
+            await say(context, chat.id, context.tx("start.welcome"), person=person)
             await self.setup.begin(update, context, person)
             return
         await remember(services, person, update.effective_message)
         if not person.active or person.chat_id != chat.id:
             await services.people.update_chat(person, chat.id)
-            for hook in self.setup.schedule_changed:
-                await hook(context, person)
+            await self.hub.schedule_changed(context, person)
         if not person.profile.onboarded:
             if payload and await self._payload_known(payload):
                 person.profile.pending_worksheet = payload
                 await services.people.save(person)
-            step = person.state.split(":")[1] if person.state.startswith("setup:") else ""
-            step = step if step in STEPS else STEPS[0]
-            await say(context, chat.id, services.tx("start.resume_setup"), person=person)
+            state = setup_state(person.state)
+            step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
+            await say(context, chat.id, context.tx("start.resume_setup"), person=person)
             await self.setup.ask(update, context, person, step, ONBOARDING)
             return
         route = self.router.start_payload(payload) if payload else None
         if route is not None:
             await route(update, context, person, payload)
             return
-        await say(context, chat.id, services.tx("start.welcome_back"), person=person)
+        await say(context, chat.id, context.tx("start.welcome_back"), person=person)
 
     async def _payload_known(self, payload: str) -> bool:
         return self.router.start_payload(payload) is not None
@@ -73,7 +90,7 @@ class Basics:
         if chat is not None:
             person = await current_person(update, context)
             await remember(context.services, person, update.effective_message)
-            await say(context, chat.id, context.services.tx("guide.text"), person=person)
+            await say(context, chat.id, context.tx("guide.text"), person=person)
 
     async def settings(self, update: Update, context: Context) -> None:
         person = await current_person(update, context)
@@ -89,7 +106,7 @@ class Basics:
     async def _not_started(self, update: Update, context: Context) -> None:
         chat = update.effective_chat
         if chat is not None:
-            await say(context, chat.id, context.services.tx("start.not_started"))
+            await say(context, chat.id, context.tx("start.not_started"))
 
     async def private_only(self, update: Update, context: Context) -> None:
         """Group chats: one line in answer to a command, nothing stored, nothing else run."""
@@ -100,7 +117,7 @@ class Basics:
         if update.callback_query is not None:
             await update.callback_query.answer()
         elif message is not None and chat is not None and (message.text or "").startswith("/"):
-            await say(context, chat.id, context.services.tx("groups.private_only"))
+            await say(context, chat.id, context.tx("groups.private_only"))
         raise ApplicationHandlerStop
 
     async def on_text(self, update: Update, context: Context) -> None:
@@ -117,8 +134,7 @@ class Basics:
         if not person.active:
             # They came back by writing rather than /start: sends may resume.
             await context.services.people.update_chat(person, chat.id)
-            for hook in self.setup.schedule_changed:
-                await hook(context, person)
+            await self.hub.schedule_changed(context, person)
         text = message.text.strip()
         replying = message.reply_to_message is not None and bool(text)
         if replying:
@@ -132,7 +148,7 @@ class Basics:
             return  # a typed setting is not asked again right after the crisis reply
         if route is not None:
             if not text:
-                await say(context, chat.id, context.services.tx("fallback.empty"), person=person)
+                await say(context, chat.id, context.tx("fallback.empty"), person=person)
                 return
             await route(update, context, person, text)
             return
@@ -143,7 +159,7 @@ class Basics:
         if context.crisis is None:
             waiting = person.profile.active_worksheet in context.services.content.worksheets
             key = "fallback.worksheet_waiting" if waiting else "fallback.text"
-            await say(context, chat.id, context.services.tx(key), person=person)
+            await say(context, chat.id, context.tx(key), person=person)
 
     async def on_callback(self, update: Update, context: Context) -> None:
         query = update.callback_query
@@ -151,7 +167,7 @@ class Basics:
             return
         found = self.router.callback_route(query.data or "")
         if found is None:
-            await query.answer(context.services.tx("fallback.stale_button"))
+            await query.answer(context.tx("fallback.stale_button"))
             return
         route, arg = found
         with contextlib.suppress(BadRequest):  # "query is too old" after a backlog:
@@ -164,7 +180,7 @@ class Basics:
         chat = update.effective_chat
         if message is None or chat is None or context.crisis is not None:
             return
-        tx = context.services.tx
+        tx = context.tx
         if message.text is not None and message.text.startswith("/"):
             text = tx("fallback.unknown_command")
         elif (
@@ -176,6 +192,18 @@ class Basics:
         person = await current_person(update, context)
         await remember(context.services, person, message)
         await say(context, chat.id, text, person=person)
+
+    async def on_edit(self, update: Update, context: Context) -> None:
+        """An edit updates a stored answer; other edits are ignored on purpose."""
+        message = update.edited_message
+        if message is None or message.text is None or not is_private(update):
+            return
+        person = await current_person(update, context)
+        if person is None:
+            return
+        for route in self.router.edits:
+            if await route(update, context, person, message.text):
+                return
 
 
 async def on_error(update: object, context: Context) -> None:
@@ -197,21 +225,8 @@ async def on_error(update: object, context: Context) -> None:
         raise ApplicationHandlerStop
     key = "errors.saved_anyway" if context.was_saved(update.update_id) else "errors.generic"
     try:
-        await context.bot.send_message(chat.id, context.services.tx(key))
+        await context.bot.send_message(chat.id, context.tx(key))
     except Exception as exc:
         log.warning("could not send the error reply: %s", type(exc).__name__)
     # One apology is the whole answer: the fallback group must not add "unknown command".
     raise ApplicationHandlerStop
-
-
-async def on_edit(update: Update, context: Context, router: Router) -> None:
-    """An edit updates a stored answer; other edits are ignored on purpose."""
-    message = update.edited_message
-    if message is None or message.text is None or not is_private(update):
-        return
-    person = await current_person(update, context)
-    if person is None:
-        return
-    for route in router.edits:
-        if await route(update, context, person, message.text):
-            return

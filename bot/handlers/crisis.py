@@ -22,8 +22,9 @@ from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
+from bot.core.callbacks import CrisisButton, WorksheetButton
+from bot.core.hub import Hub
 from bot.handlers.common import Button, current_person, delete_quietly, is_private, say
-from bot.handlers.router import Router
 from bot.services.crisis import CrisisKind, CrisisMatch
 from bot.services.crisis_reply import (
     compose_full_list,
@@ -53,10 +54,10 @@ AWAIT_KEY = "steady.crisis.awaiting_country"
 
 
 async def country_of(context: Context, user_id: int) -> str | None:
-    people = context.services.people
+    people, cache = context.services.people, context.services.crisis_cache
     person_id = people.person_id(user_id)
-    if person_id in people.country_cache:
-        return people.country_cache[person_id]
+    if cache.knows(person_id):
+        return cache.country(person_id)
     try:
         person = await asyncio.wait_for(people.load_by_id(person_id), LOOKUP_BUDGET)
     except Exception as exc:  # storage down or slow: the reply must still go out
@@ -71,20 +72,23 @@ def crisis_buttons(
     trigger_id: int | None,
     kind: CrisisKind = CrisisKind.GENERAL,
 ) -> list[list[Button]]:
-    tx = context.services.tx
+    tx = context.tx
     k = _KIND_CODES[kind]
-    rows: list[list[Button]] = [[(tx("crisis_help.btn_lines"), f"crisis:more:{k}")]]
+    rows: list[list[Button]] = [[(tx("crisis_help.btn_lines"), CrisisButton("more", k).encode())]]
     if trigger_id is not None:
-        rows.append([(tx("crisis_help.btn_clear"), f"crisis:clear:{trigger_id}")])
+        rows.append(
+            [(tx("crisis_help.btn_clear"), CrisisButton("clear", str(trigger_id)).encode())]
+        )
     book = context.services.content.crisis_book
     if country is None:
-        rows.append([(tx("crisis_help.btn_country"), f"crisis:where:{k}")])
+        rows.append([(tx("crisis_help.btn_country"), CrisisButton("where", k).encode())])
     elif needs_nation(book, country):
         parts: list[Button] = [
-            (part.name, f"crisis:cty:{k}:{part.code}") for part in parts_of(book.helplines, country)
+            (part.name, CrisisButton("cty", f"{k}:{part.code}").encode())
+            for part in parts_of(book.helplines, country)
         ]
         rows += [parts[i : i + 2] for i in range(0, len(parts), 2)]
-    rows.append([(tx("crisis_help.btn_ground"), "crisis:ground:1")])
+    rows.append([(tx("crisis_help.btn_ground"), CrisisButton("ground", "1").encode())])
     return rows
 
 
@@ -110,11 +114,12 @@ async def send_urgent(
         text,
         buttons=buttons,
         bot=context.services.urgent_bot,
-        silent=people.silent_cache.get(person_id, False),
+        silent=context.services.crisis_cache.silent(person_id),
     )
     for message in (trigger, sent):
         if message is not None:
-            people.note_message(person_id, message.message_id, int(message.date.timestamp()))
+            ledger = context.services.ledger
+            ledger.note(person_id, message.message_id, int(message.date.timestamp()))
     return sent
 
 
@@ -154,7 +159,7 @@ def _reply_text(
         kind,
         content.crisis_book,
         country,
-        context.services.tx,
+        context.tx,
         country_label=label,
         guide_hint=guide_hint,
     )
@@ -164,7 +169,7 @@ async def _count(context: Context, kind: CrisisKind) -> None:
     # Operator statistics only: a day and a kind, never a person or their words.
     try:
         day = context.services.clock().date().isoformat()
-        await context.services.people.store.count_crisis(day, kind.value)
+        await context.services.crisis_counter.count(day, kind.value)
     except Exception as exc:
         log.warning("crisis count not stored: %s", type(exc).__name__)
 
@@ -228,7 +233,7 @@ async def on_message(update: Update, context: Context) -> None:
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:
     await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
     if guide:
-        await send_urgent(update, context, context.services.tx("guide.text"))
+        await send_urgent(update, context, context.tx("guide.text"))
 
 
 async def on_sos(update: Update, context: Context) -> None:
@@ -247,24 +252,27 @@ async def on_help(update: Update, context: Context) -> None:
     raise ApplicationHandlerStop
 
 
-async def on_button(update: Update, context: Context, arg: str) -> None:
+async def on_button(update: Update, context: Context, data: CrisisButton) -> None:
     query = update.callback_query
     chat = update.effective_chat
     user = update.effective_user
     if query is None or chat is None or user is None:
         return
-    action, _, rest = arg.partition(":")
-    tx = context.services.tx
+    action, rest = data.action, data.arg
+    tx = context.tx
     if action == "more":
         country = await country_of(context, user.id)
         text = compose_full_list(context.services.content.crisis_book, country, tx)
         await send_urgent(
-            update, context, text, buttons=[[(tx("crisis_help.btn_ground"), "crisis:ground:1")]]
+            update,
+            context,
+            text,
+            buttons=[[(tx("crisis_help.btn_ground"), CrisisButton("ground", "1").encode())]],
         )
     elif action == "clear":
         ids = [query.message.message_id] if query.message is not None else []
-        if re.fullmatch(r"[0-9]{1,12}", rest):  # not isdigit(): it accepts "²"
-            ids.append(int(rest))
+        if data.message_id is not None:
+            ids.append(data.message_id)
         await delete_quietly(context, chat.id, ids)
     elif action == "ground":
         await _ground(update, context, rest)
@@ -305,7 +313,11 @@ async def _ask_country(update: Update, context: Context, kind: CrisisKind) -> No
     order = services.content.places.shortlist(featured, user.language_code)[:SHORTLIST_SIZE]
     k = _KIND_CODES[kind]
     flat: list[Button] = [
-        (english_name(code, services.content.helplines), f"crisis:cty:{k}:{code}") for code in order
+        (
+            english_name(code, services.content.helplines),
+            CrisisButton("cty", f"{k}:{code}").encode(),
+        )
+        for code in order
     ]
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     person_id = services.people.person_id(user.id)
@@ -314,7 +326,7 @@ async def _ask_country(update: Update, context: Context, kind: CrisisKind) -> No
     for stale in [pid for pid, (_, deadline) in waiting.items() if deadline < now]:
         del waiting[stale]  # people who never typed a name: keep memory bounded
     waiting[person_id] = (kind, now + AWAIT_SECONDS)
-    await send_urgent(update, context, services.tx("crisis_help.ask_country"), buttons=rows)
+    await send_urgent(update, context, context.tx("crisis_help.ask_country"), buttons=rows)
 
 
 async def _maybe_typed_country(update: Update, context: Context, text: str) -> None:
@@ -352,13 +364,17 @@ async def _ask_again(update: Update, context: Context, kind: CrisisKind) -> None
     order = services.content.places.shortlist(featured, language)[:SHORTLIST_SIZE]
     k = _KIND_CODES[kind]
     flat: list[Button] = [
-        (english_name(code, services.content.helplines), f"crisis:cty:{k}:{code}") for code in order
+        (
+            english_name(code, services.content.helplines),
+            CrisisButton("cty", f"{k}:{code}").encode(),
+        )
+        for code in order
     ]
     rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
     await send_urgent(
         update,
         context,
-        services.tx("crisis_help.country_not_found"),
+        context.tx("crisis_help.country_not_found"),
         buttons=rows,
         trigger=update.effective_message,
     )
@@ -389,9 +405,9 @@ async def _country_chosen(
     services = context.services
     people = services.people
     person_id = people.person_id(user.id)
-    people.country_cache[person_id] = code
+    services.crisis_cache.remember_country(person_id, code)
     label = english_name(code, services.content.helplines)
-    text = services.tx("crisis_help.country_set", country=label) + "\n\n"
+    text = context.tx("crisis_help.country_set", country=label) + "\n\n"
     text += _reply_text(context, kind, code)
     trigger = update.effective_message if typed else None
     await send_urgent(
@@ -404,7 +420,7 @@ async def _country_chosen(
     except Exception as exc:  # storage down: memory has it until a restart
         log.warning("crisis country not stored: %s", type(exc).__name__)
     finally:
-        people.country_cache[person_id] = code
+        services.crisis_cache.remember_country(person_id, code)
 
 
 async def _store_country(context: Context, user_id: int, chat_id: int, code: str) -> None:
@@ -419,31 +435,41 @@ async def _store_country(context: Context, user_id: int, chat_id: int, code: str
 
 
 async def _ground(update: Update, context: Context, rest: str) -> None:
-    tx = context.services.tx
+    tx = context.tx
     steps = grounding_steps(tx)
     step = int(rest) if re.fullmatch(r"[0-9]{1,2}", rest) else 1
     if 1 <= step <= len(steps):
-        buttons = [[(tx("crisis_help.btn_ready"), f"crisis:ground:{step + 1}")]]
+        buttons = [[(tx("crisis_help.btn_ready"), CrisisButton("ground", str(step + 1)).encode())]]
         await send_urgent(update, context, steps[step - 1], buttons=buttons)
         return
     rows: list[list[Button]] = [
-        [(tx("crisis_help.btn_back"), "crisis:back")],
-        [(tx("crisis_help.btn_plan"), "crisis:plan")],
-        [(tx("crisis_help.btn_support"), "crisis:more:g")],
+        [(tx("crisis_help.btn_back"), CrisisButton("back").encode())],
+        [(tx("crisis_help.btn_plan"), CrisisButton("plan").encode())],
+        [(tx("crisis_help.btn_support"), CrisisButton("more", "g").encode())],
     ]
     await send_urgent(update, context, tx("crisis_help.ground_done"), buttons=rows)
 
 
 async def _safety_plan(update: Update, context: Context) -> None:
-    tx = context.services.tx
+    tx = context.tx
     person = await current_person(update, context)
     worksheet = context.services.content.worksheets.get(SAFETY_PLAN)
     if person is None or not person.profile.onboarded or worksheet is None:
         await send_urgent(update, context, tx("crisis_help.plan_first"))
         return
-    buttons = [[(worksheet.title, f"ws:open:{worksheet.id}")]]
+    buttons = [[(worksheet.title, WorksheetButton("open", worksheet.id).encode())]]
     await send_urgent(update, context, tx("crisis_help.plan_open"), buttons=buttons)
 
 
-def register(router: Router) -> None:
-    router.on_callback("crisis", on_button)
+class CrisisFeature:
+    """Crisis words, /sos and /help: app.py puts `on_message`, `on_sos` and `on_help` in
+    the first group (-10) and `reply_early` in the update processor; the buttons of the
+    reply install here."""
+
+    on_message = staticmethod(on_message)
+    on_sos = staticmethod(on_sos)
+    on_help = staticmethod(on_help)
+    reply_early = staticmethod(reply_early)
+
+    def install(self, hub: Hub) -> None:
+        hub.router.on_callback(CrisisButton, on_button)

@@ -8,27 +8,19 @@ from telegram import Update
 from telegram.error import TelegramError
 
 from bot.context import Context
+from bot.core.callbacks import ForgetButton
+from bot.core.hub import Hub
 from bot.handlers.common import (
-    Button,
     command_person,
     current_person,
     delete_quietly,
     replace_or_say,
     say,
 )
-from bot.handlers.router import Router
 from bot.services.people import Person
+from bot.views.privacy import forget_buttons
 
 log = logging.getLogger(__name__)
-
-
-def confirm_buttons(context: Context) -> list[list[Button]]:
-    tx = context.services.tx
-    return [
-        [(tx("forget.btn_yes"), "forget:yes")],
-        [(tx("forget.btn_yes_clear"), "forget:clear")],
-        [(tx("forget.btn_no"), "forget:no")],
-    ]
 
 
 async def ask_to_forget(update: Update, context: Context, person: Person) -> None:
@@ -36,9 +28,9 @@ async def ask_to_forget(update: Update, context: Context, person: Person) -> Non
     await say(
         context,
         person.chat_id,
-        context.services.tx("forget.confirm"),
+        context.tx("forget.confirm"),
         person=person,
-        buttons=confirm_buttons(context),
+        buttons=forget_buttons(context.tx),
     )
 
 
@@ -52,28 +44,28 @@ async def clear(update: Update, context: Context) -> None:
     person = await command_person(update, context, missing="forget.nothing")
     if person is None:
         return
-    ids = await context.services.people.deletable_message_ids(person.person_id)
+    ledger = context.services.ledger
+    ids = await ledger.deletable(person.person_id)
     await delete_quietly(context, person.chat_id, ids)
-    await context.services.people.store.forget_messages(person.person_id, ids)
-    await say(context, person.chat_id, context.services.tx("clear.done"), person=person)
+    await ledger.forget(person.person_id, ids)
+    await say(context, person.chat_id, context.tx("clear.done"), person=person)
 
 
-async def on_button(update: Update, context: Context, arg: str) -> None:
+async def on_button(update: Update, context: Context, data: ForgetButton) -> None:
+    arg = data.value
     chat = update.effective_chat
     if chat is None:
         return
-    tx = context.services.tx
+    tx = context.tx
     if arg == "no":
         await replace_or_say(context, update, tx("forget.cancelled"))
-        return
-    if arg not in ("yes", "clear"):
         return
     person = await current_person(update, context)
     if person is None:
         await replace_or_say(context, update, tx("forget.nothing"))
         return
     people = context.services.people
-    ids = await people.deletable_message_ids(person.person_id) if arg == "clear" else []
+    ids = await context.services.ledger.deletable(person.person_id) if arg == "clear" else []
     # Delete first: a failing Telegram must not be able to cancel the erasure.
     await people.forget(person.person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
@@ -85,5 +77,10 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
             log.warning("chat not cleared after forget: %s", type(exc).__name__)
 
 
-def register(router: Router) -> None:
-    router.on_callback("forget", on_button)
+class PrivacyFeature:
+    """/forget (everything, by destroying the person's key) and /clear (tidy the chat)."""
+
+    def install(self, hub: Hub) -> None:
+        hub.command("clear", clear)
+        hub.command("forget", forget)
+        hub.router.on_callback(ForgetButton, on_button)

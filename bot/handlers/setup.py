@@ -7,53 +7,61 @@ typed input and whether to go on to the next step (onboarding) or back to the me
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import time
 
 from telegram import Update
 
 from bot.context import Context
+from bot.core.callbacks import (
+    CountryButton,
+    DayButton,
+    SafetyButton,
+    SettingsButton,
+    TimeButton,
+    ZoneButton,
+)
+from bot.core.hub import Hub
+from bot.core.state import (
+    ONBOARDING,
+    SETTINGS,
+    SETUP_PREFIX,
+    SETUP_STEPS,
+    SetupState,
+    WorksheetState,
+    decode_state,
+    setup_state,
+)
 from bot.handlers import privacy
-from bot.handlers.common import Button, current_person, replace_or_say, say
-from bot.handlers.router import Router
+from bot.handlers.common import country_name, current_person, replace_or_say, say
 from bot.services import geo
-from bot.services.people import ALL_DAYS, Person
+from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
-
-ONBOARDING = "onboarding"
-SETTINGS = "settings"
-STEPS = ("country", "timezone", "time", "safety")
-SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
-DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
-
-ScheduleHook = Callable[[Context, Person], Awaitable[None]]
-FinishHook = Callable[[Update, Context, Person], Awaitable[bool]]
-RowsHook = Callable[[Context, Person], Awaitable[list[list[Button]]]]
-
-
-def country_name(context: Context, code: str) -> str:
-    """Our helplines' name for a country when we have one ("United Kingdom"), else IANA's."""
-    country = context.services.content.helplines.get(code)
-    return country.name if country is not None else geo.country_names().get(code, code)
+from bot.views import Rows
+from bot.views.settings import (
+    DAY_KEYS,
+    country_buttons,
+    days_view,
+    discreet_buttons,
+    safety_buttons,
+    settings_view,
+    time_buttons,
+    zone_buttons,
+)
 
 
-class Setup:
+class SetupFeature:
     def __init__(self) -> None:
-        # Daily prompts recompute the next due instant when any of these settings change.
-        self.schedule_changed: list[ScheduleHook] = []
-        # Run after onboarding ends (a deep-linked worksheet opens here); True = handled.
-        self.after_onboarding: list[FinishHook] = []
-        # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
-        self.settings_rows: list[RowsHook] = []
+        self.hub = Hub()  # replaced by the app's hub in install()
 
-    def register(self, router: Router) -> None:
-        router.on_state("setup", self.on_text)
-        router.on_callback("cty", self.on_country_button)
-        router.on_callback("tz", self.on_timezone_button)
-        router.on_callback("time", self.on_time_button)
-        router.on_callback("safe", self.on_safety_button)
-        router.on_callback("set", self.on_settings_button)
-        router.on_callback("day", self.on_day_button)
+    def install(self, hub: Hub) -> None:
+        self.hub = hub
+        hub.router.on_state(SETUP_PREFIX, self.on_text)
+        hub.router.on_callback(CountryButton, self.on_country_button)
+        hub.router.on_callback(ZoneButton, self.on_timezone_button)
+        hub.router.on_callback(TimeButton, self.on_time_button)
+        hub.router.on_callback(SafetyButton, self.on_safety_button)
+        hub.router.on_callback(SettingsButton, self.on_settings_button)
+        hub.router.on_callback(DayButton, self.on_day_button)
 
     # --- entry points -------------------------------------------------------------------
 
@@ -61,50 +69,17 @@ class Setup:
         await self.ask(update, context, person, "country", ONBOARDING)
 
     async def show_settings(self, update: Update, context: Context, person: Person) -> None:
-        if person.state.startswith("setup:"):
+        if setup_state(person.state) is not None:
             await context.services.people.set_state(person, "")  # cancel a pending step
-        tx = context.services.tx
         p = person.profile
-        if not p.daily_enabled or p.daily_time is None:
-            daily = tx("settings.daily_off")
-        else:
-            days = self._days_label(context, p.daily_days)
-            daily = tx("settings.daily_on", time=p.daily_time, days=days)
-            if p.paused:
-                daily += " " + tx("settings.paused_suffix")
-        text = tx(
-            "settings.summary",
-            country=self._country_label(context, p.country),
-            timezone=p.timezone or tx("settings.not_set"),
-            daily=daily,
-            neutral=tx("settings.on") if p.neutral_wording else tx("settings.off"),
-            silent=tx("settings.on") if p.silent else tx("settings.off"),
-            discreet=tx("settings.on") if p.discreet else tx("settings.off"),
-        )
+        country = country_name(context, p.country) if p.country else None
         waiting = p.active_worksheet in context.services.content.worksheets
-        if waiting and not person.state.startswith("ws:"):
-            text += "\n\n" + tx("settings.worksheet_waiting")
-        pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
-
-        def flip(name: str, now_on: bool) -> str:
-            return f"set:{name}:{'off' if now_on else 'on'}"
-
-        buttons: list[list[Button]] = [
-            [(tx("settings.btn_country"), "set:country"), (tx("settings.btn_tz"), "set:tz")],
-            [(tx("settings.btn_time"), "set:time"), (tx("settings.btn_days"), "set:days")],
-            [
-                (tx(pause_label), flip("pause", p.paused)),
-                (tx("settings.btn_neutral"), flip("neutral", p.neutral_wording)),
-            ],
-            [
-                (tx("settings.btn_silent"), flip("silent", p.silent)),
-                (tx("settings.btn_discreet"), flip("discreet", p.discreet)),
-            ],
-        ]
-        for hook in self.settings_rows:
-            buttons += await hook(context, person)
-        buttons.append(
-            [(tx("settings.btn_forget"), "set:forget"), (tx("settings.btn_done"), "set:close")]
+        waiting = waiting and not isinstance(decode_state(person.state), WorksheetState)
+        extra: Rows = []
+        for hook in self.hub.settings_rows:
+            extra += await hook(context, person)
+        text, buttons = settings_view(
+            context.tx, p, country, worksheet_waiting=waiting, extra=extra
         )
         await replace_or_say(context, update, text, person=person, buttons=buttons)
 
@@ -113,33 +88,28 @@ class Setup:
     async def ask(
         self, update: Update, context: Context, person: Person, step: str, mode: str
     ) -> None:
-        tx = context.services.tx
+        tx = context.tx
         chat_id = person.chat_id
         if step == "country":
-            await context.services.people.set_state(person, f"setup:country:{mode}")
+            await context.services.people.set_state(person, SetupState("country", mode).encode())
             featured: list[str] = context.services.content.texts.data["featured_countries"]
-            flat: list[Button] = [(country_name(context, c), f"cty:{c}") for c in featured]
-            rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
-            rows.append([(tx("setup.btn_skip_country"), "cty:skip")])
+            rows = country_buttons(tx, [(c, country_name(context, c)) for c in featured])
             await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
         elif step == "timezone":
             await self._ask_timezone(update, context, person, mode)
         elif step == "time":
-            await context.services.people.set_state(person, f"setup:time:{mode}")
-            times: list[Button] = [(t, f"time:{t}") for t in SUGGESTED_TIMES]
-            rows = [times[:3], times[3:], [(tx("setup.btn_no_daily"), "time:off")]]
+            await context.services.people.set_state(person, SetupState("time", mode).encode())
+            rows = time_buttons(tx)
             await say(context, chat_id, tx("setup.ask_time"), person=person, buttons=rows)
         elif step == "safety":
-            await context.services.people.set_state(person, f"setup:safety:{mode}")
-            rows = [
-                [(tx("setup.btn_shared_yes"), "safe:yes"), (tx("setup.btn_shared_no"), "safe:no")]
-            ]
+            await context.services.people.set_state(person, SetupState("safety", mode).encode())
+            rows = safety_buttons(tx)
             await say(context, chat_id, tx("setup.ask_safety"), person=person, buttons=rows)
 
     async def _ask_timezone(
         self, update: Update, context: Context, person: Person, mode: str
     ) -> None:
-        tx = context.services.tx
+        tx = context.tx
         country = person.profile.country
         year = context.services.clock().year
         zones = geo.distinct_zones(country, year) if country else ()
@@ -152,12 +122,12 @@ class Setup:
                 tx("setup.timezone_auto", timezone=zones[0].name),
                 person=person,
             )
-            await self._schedule_changed(context, person)
+            await self.hub.schedule_changed(context, person)
             await self.next_step(update, context, person, "timezone", mode)
             return
-        await context.services.people.set_state(person, f"setup:timezone:{mode}")
+        await context.services.people.set_state(person, SetupState("timezone", mode).encode())
         choices = geo.main_zones(country, year) if country else ()
-        rows = [[(geo.zone_label(z.name, country=country), f"tz:{z.name}")] for z in choices]
+        rows = zone_buttons(choices, country)
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
         await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
 
@@ -167,9 +137,9 @@ class Setup:
         if mode == SETTINGS:
             await self.show_settings(update, context, person)
             return
-        index = STEPS.index(done) + 1
-        if index < len(STEPS):
-            await self.ask(update, context, person, STEPS[index], mode)
+        index = SETUP_STEPS.index(done) + 1
+        if index < len(SETUP_STEPS):
+            await self.ask(update, context, person, SETUP_STEPS[index], mode)
             return
         await self.finish_onboarding(update, context, person)
 
@@ -177,20 +147,20 @@ class Setup:
         person.profile.onboarded = True
         person.state = ""
         await context.services.people.save(person)
-        await self._schedule_changed(context, person)  # check-ins start only from here
-        for hook in self.after_onboarding:
+        await self.hub.schedule_changed(context, person)  # check-ins start only from here
+        for hook in self.hub.after_onboarding:
             if await hook(update, context, person):
                 return
-        await say(context, person.chat_id, context.services.tx("setup.done"), person=person)
+        await say(context, person.chat_id, context.tx("setup.done"), person=person)
 
     # --- typed answers ------------------------------------------------------------------
 
     async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
-        _, step, mode = [*person.state.split(":"), "", ""][:3]
-        mode = mode if mode in (ONBOARDING, SETTINGS) else ONBOARDING
+        state = setup_state(person.state) or SetupState("")
+        step, mode = state.step, state.mode
         if not person.profile.onboarded:
             mode = ONBOARDING  # e.g. "Set my country" from a crisis reply mid-onboarding
-        tx = context.services.tx
+        tx = context.tx
         if step == "country":
             aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
             code = geo.find_country(text, aliases)
@@ -222,13 +192,16 @@ class Setup:
         person = await current_person(update, context)
         if person is None:
             return None
-        expected = f"setup:{step}:"
-        mode = person.state[len(expected) :] if person.state.startswith(expected) else SETTINGS
+        state = setup_state(person.state)
+        mode = state.mode if state is not None and state.step == step else SETTINGS
         if not person.profile.onboarded and mode == SETTINGS:
             mode = ONBOARDING
         return person, mode
 
-    async def on_country_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_country_button(
+        self, update: Update, context: Context, data: CountryButton
+    ) -> None:
+        arg = data.value
         found = await self._person_and_mode(update, context, "country")
         if found is None:
             return
@@ -242,14 +215,16 @@ class Setup:
             return
         await self._set_country(update, context, person, arg, mode)
 
-    async def on_timezone_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_timezone_button(self, update: Update, context: Context, data: ZoneButton) -> None:
+        arg = data.value
         found = await self._person_and_mode(update, context, "timezone")
         if found is None or not is_valid_timezone(arg):
             return
         person, mode = found
         await self._set_timezone(update, context, person, arg, mode)
 
-    async def on_time_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_time_button(self, update: Update, context: Context, data: TimeButton) -> None:
+        arg = data.value
         found = await self._person_and_mode(update, context, "time")
         if found is None:
             return
@@ -257,7 +232,7 @@ class Setup:
         if arg == "off":
             person.profile.daily_enabled = False
             await context.services.people.save(person)
-            await self._schedule_changed(context, person)
+            await self.hub.schedule_changed(context, person)
             await self.next_step(update, context, person, "time", mode)
             return
         parsed = parse_local_time(arg)
@@ -265,19 +240,17 @@ class Setup:
             return
         await self._set_time(update, context, person, parsed, mode)
 
-    async def on_safety_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_safety_button(self, update: Update, context: Context, data: SafetyButton) -> None:
+        arg = data.value
         found = await self._person_and_mode(update, context, "safety")
         if found is None:
             return
         person, mode = found
-        tx = context.services.tx
+        tx = context.tx
         if arg == "yes":
             person.profile.shared_device = True
             await context.services.people.save(person)
-            rows = [
-                [(tx("setup.btn_discreet_on"), "safe:discreet")],
-                [(tx("setup.btn_discreet_later"), "safe:later")],
-            ]
+            rows = discreet_buttons(tx)
             await say(
                 context, person.chat_id, tx("setup.safety_advice"), person=person, buttons=rows
             )
@@ -295,12 +268,15 @@ class Setup:
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
         await self.next_step(update, context, person, "safety", mode)
 
-    async def on_settings_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_settings_button(
+        self, update: Update, context: Context, data: SettingsButton
+    ) -> None:
+        arg = data.value
         person = await current_person(update, context)
         if person is None:
             return
         p = person.profile
-        tx = context.services.tx
+        tx = context.tx
         if arg in ("country", "tz", "time"):
             step = {"country": "country", "tz": "timezone", "time": "time"}[arg]
             await self.ask(update, context, person, step, SETTINGS)
@@ -327,17 +303,18 @@ class Setup:
             setattr(p, toggles[name], value == "on")
             await context.services.people.save(person)
             if name == "pause":
-                await self._schedule_changed(context, person)
+                await self.hub.schedule_changed(context, person)
         elif arg != "menu":
             return
         await self.show_settings(update, context, person)
 
-    async def on_day_button(self, update: Update, context: Context, arg: str) -> None:
+    async def on_day_button(self, update: Update, context: Context, data: DayButton) -> None:
+        arg = data.value
         person = await current_person(update, context)
         if person is None:
             return
         if arg == "done":
-            await self._schedule_changed(context, person)
+            await self.hub.schedule_changed(context, person)
             await self.show_settings(update, context, person)
             return
         if arg not in DAY_KEYS:
@@ -347,7 +324,7 @@ class Setup:
         days.symmetric_difference_update({day})
         person.profile.daily_days = tuple(sorted(days))
         await context.services.people.save(person)
-        await self._schedule_changed(context, person)  # "Done" may never be pressed
+        await self.hub.schedule_changed(context, person)  # "Done" may never be pressed
         await self._show_days(update, context, person)
 
     # --- changes ------------------------------------------------------------------------
@@ -364,7 +341,7 @@ class Setup:
         await context.services.people.save(person)
         name = country_name(context, code)
         await replace_or_say(
-            context, update, context.services.tx("setup.country_set", country=name), person=person
+            context, update, context.tx("setup.country_set", country=name), person=person
         )
         if person.profile.timezone is None or (mode == ONBOARDING and changed):
             await self._ask_timezone(update, context, person, mode)
@@ -376,52 +353,27 @@ class Setup:
     ) -> None:
         person.profile.timezone = zone
         await context.services.people.save(person)
-        await self._schedule_changed(context, person)  # before any reply that could fail
+        await self.hub.schedule_changed(context, person)  # before any reply that could fail
         await replace_or_say(
-            context, update, context.services.tx("setup.timezone_set", timezone=zone), person=person
+            context, update, context.tx("setup.timezone_set", timezone=zone), person=person
         )
         await self.next_step(update, context, person, "timezone", mode)
 
     async def _set_time(
         self, update: Update, context: Context, person: Person, value: time, mode: str
     ) -> None:
-        tx = context.services.tx
+        tx = context.tx
         person.profile.daily_time = value.strftime("%H:%M")
         person.profile.daily_enabled = True
         # A pause stays a pause: someone may have paused because it is not safe right now.
         await context.services.people.save(person)
-        await self._schedule_changed(context, person)  # before any reply that could fail
+        await self.hub.schedule_changed(context, person)  # before any reply that could fail
         key = "setup.time_set_paused" if person.profile.paused else "setup.time_set"
         await replace_or_say(
             context, update, tx(key, time=person.profile.daily_time), person=person
         )
         await self.next_step(update, context, person, "time", mode)
 
-    async def _schedule_changed(self, context: Context, person: Person) -> None:
-        for hook in self.schedule_changed:
-            await hook(context, person)
-
-    # --- labels -------------------------------------------------------------------------
-
-    def _country_label(self, context: Context, code: str | None) -> str:
-        if code is None:
-            return context.services.tx("settings.not_set")
-        return country_name(context, code)
-
-    def _days_label(self, context: Context, days: tuple[int, ...]) -> str:
-        tx = context.services.tx
-        if tuple(sorted(days)) == ALL_DAYS:
-            return tx("days.every_day")
-        if not days:
-            return tx("days.no_days")
-        return ", ".join(tx(f"days.{DAY_KEYS[d]}") for d in sorted(days))
-
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
-        tx = context.services.tx
-        chosen = set(person.profile.daily_days)
-        flat: list[Button] = [
-            (("✓ " if i in chosen else "") + tx(f"days.{key}"), f"day:{key}")
-            for i, key in enumerate(DAY_KEYS)
-        ]
-        rows = [flat[:4], flat[4:], [(tx("days.btn_done"), "day:done")]]
-        await replace_or_say(context, update, tx("days.choose"), person=person, buttons=rows)
+        text, rows = days_view(context.tx, person.profile.daily_days)
+        await replace_or_say(context, update, text, person=person, buttons=rows)

@@ -23,7 +23,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
-from bot.problems import TELEGRAM_MESSAGE_LIMIT, Problem
+from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
+from bot.problems import Problem
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 FALLBACK_LANGUAGE = "en"
@@ -125,7 +126,7 @@ def _check_entries(code: str, entries: list[object], voice: Mapping[str, object]
         if entry.strip() in seen:
             problems.append(Problem((code, "entries", index), "duplicate entry"))
         seen.add(entry.strip())
-        if len(entry) + frame > TELEGRAM_MESSAGE_LIMIT:
+        if utf16_len(entry) + frame > MESSAGE_LIMIT:
             problems.append(Problem((code, "entries", index), "too long for one Telegram message"))
     return problems
 

@@ -55,7 +55,7 @@ from telegram.error import Forbidden, TelegramError, TimedOut
 
 from bot.clock import Clock
 from bot.crypto import CryptoError, PersonCipher
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, PeopleService, Person, Profile
+from bot.services.people import PeopleService, Person, Profile, open_profile
 from bot.services.prompt_model import Prompt, choose_next_prompt, current_cycle
 from bot.services.schedule import (
     DailySchedule,
@@ -68,6 +68,7 @@ from bot.services.schedule import (
 from bot.storage.deliveries import (
     CLAIMED,
     DELIVERED,
+    SENT,
     SKIPPED,
     SNOOZED,
     ClaimWrites,
@@ -240,6 +241,10 @@ class _Plan:
     silent: bool = False
 
 
+# A day's prompt is out in the chat (it can be snoozed; skipping it skips a sent one).
+PROMPT_OUT = (SENT, SNOOZED)
+
+
 class Snooze(Enum):
     SET = "set"
     EXPIRED = "expired"  # not the latest prompt, too old, skipped, or the next one is sooner
@@ -278,8 +283,10 @@ class Dispatcher:
         self._failed: list[tuple[str, str]] = []
         self._first_buffered = 0.0
         self._unsent: list[Claim] = []
-        # The PTB job that ticks (handlers/daily.py sets it; tests pause it).
-        self.job: Any = None
+
+    async def record(self, person_id: str, local_date: str) -> DeliveryRow | None:
+        """The person's delivery of `local_date`, if one was planned or sent."""
+        return await self.store.record(person_id, local_date)
 
     # --- ticking ------------------------------------------------------------------------
 
@@ -411,8 +418,7 @@ class Dispatcher:
         if cipher is None:
             return stop  # no key: the person is being forgotten
         try:
-            profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
-            chat_id = int(cipher.open_text(CHAT_SLOT, row.chat_enc))
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
             return stop
@@ -438,8 +444,7 @@ class Dispatcher:
         if action is Action.SEND:
             plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
         elif action is Action.RESEND:
-            assert record is not None
-            plan.prompt = self._by_id.get(record.prompt_id)
+            plan.prompt = self._by_id.get(record.prompt_id) if record is not None else None
             if plan.prompt is None:
                 plan.action = Action.RESTORE  # the prompt was retired since the snooze
         return plan
@@ -463,8 +468,9 @@ class Dispatcher:
         elif action is Action.RESTORE:
             writes.restores.append((pid, day))
             report.stopped += 1
+        elif plan.prompt is None:  # a send without a prompt cannot happen; never guess one
+            report.dropped += 1
         else:
-            assert plan.prompt is not None
             if action is Action.SEND:
                 writes.records.append((pid, day, plan.prompt.id, CLAIMED, now_ts))
             else:
@@ -545,8 +551,7 @@ class Dispatcher:
             cipher = await self.people.cipher(claim.person_id)
             if cipher is None:
                 return None
-            profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
-            chat_id = int(cipher.open_text(CHAT_SLOT, row.chat_enc))
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
             return None

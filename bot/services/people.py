@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
-from datetime import timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from bot.clock import Clock
 from bot.crypto import PersonCipher, pseudonym
@@ -14,9 +14,6 @@ from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
-# Telegram lets a bot delete messages in a private chat for 48 hours; older ids are useless.
-# Source: https://core.telegram.org/bots/api#deletemessage
-DELETE_WINDOW = timedelta(hours=48)
 PROFILE_SLOT = "profile"
 CHAT_SLOT = "chat_id"
 # Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
@@ -55,6 +52,12 @@ class Profile:
         return cls(**values)
 
 
+def open_profile(cipher: PersonCipher, profile_enc: bytes, chat_enc: bytes) -> tuple[Profile, int]:
+    """A person's sealed settings and chat id, opened (the one place that decodes them)."""
+    profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, profile_enc))
+    return profile, int(cipher.open_text(CHAT_SLOT, chat_enc))
+
+
 @dataclass
 class Person:
     person_id: str
@@ -67,55 +70,31 @@ class Person:
     next_due_date: str | None = None
 
 
+class PersonListener(Protocol):
+    """Told when a person is read or written (their crisis-relevant settings) and when they
+    are forgotten: the crisis cache and the message ledger keep nothing of them then."""
+
+    def seen(self, person_id: str, country: str | None, silent: bool) -> None: ...
+
+    def forgotten(self, person_id: str) -> None: ...
+
+
 class PeopleService:
     def __init__(
-        self, store: PeopleStore, keys: KeyStore, pseudonym_key: bytes, clock: Clock
+        self,
+        store: PeopleStore,
+        keys: KeyStore,
+        pseudonym_key: bytes,
+        clock: Clock,
+        *,
+        listeners: Sequence[PersonListener] = (),
     ) -> None:
         self.store = store
         self.keys = keys
         self._pseudonym_key = pseudonym_key
         self._clock = clock
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
-        # Last known country per person, so the crisis reply never has to wait on storage.
-        self.country_cache: dict[str, str | None] = {}
-        # ... and whether they asked for silent messages (a crisis reply must not ring).
-        self.silent_cache: dict[str, bool] = {}
-        # Message ids for /clear, written in batches: one fsync per message would cost more
-        # than the whole rest of handling it. A crash loses at most one interval of ids.
-        self._pending_ids: list[tuple[str, int, int, str | None]] = []
-
-    def note_message(
-        self, person_id: str, message_id: int, sent_at: int, *, quotes: str | None = None
-    ) -> None:
-        """`quotes`: the worksheet whose answers the message shows, if any."""
-        self._pending_ids.append((person_id, message_id, sent_at, quotes))
-
-    def _window_start(self) -> int:
-        return int((self._clock() - DELETE_WINDOW).timestamp())
-
-    async def deletable_message_ids(
-        self, person_id: str, *, quoting: str | None = None
-    ) -> list[int]:
-        """Ids of the person's chat that Telegram still lets us delete (all of them, or only
-        the bot's messages that showed answers of worksheet `quoting`); pending ids first."""
-        await self.flush_message_ids()
-        since = self._window_start()
-        if quoting is not None:
-            return await self.store.quoting_messages(person_id, quoting, since)
-        return await self.store.recent_messages(person_id, since)
-
-    async def prune_message_ids(self) -> None:
-        """Past the delete window an id is useless, and a timeline of when someone wrote is
-        metadata we should not hold."""
-        await self.store.prune_messages(self._window_start())
-
-    async def flush_message_ids(self) -> None:
-        pending, self._pending_ids = self._pending_ids, []
-        try:
-            await self.store.remember_messages(pending)
-        except BaseException:
-            self._pending_ids[:0] = pending  # keep them for the next try
-            raise
+        self._listeners = tuple(listeners)
 
     def person_id(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
@@ -150,11 +129,11 @@ class PeopleService:
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
-        profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
+        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         self._cache_prefs(row.person_id, profile)
         return Person(
             person_id=row.person_id,
-            chat_id=int(cipher.open_text(CHAT_SLOT, row.chat_enc)),
+            chat_id=chat_id,
             profile=profile,
             state=row.state,
             active=row.active,
@@ -183,7 +162,8 @@ class PeopleService:
         if await self.store.get(person_id) is not None and await self.cipher(person_id) is None:
             await self.store.delete(person_id)  # leftovers of a half-finished /forget
         cipher = await self.cipher(person_id, create=True)
-        assert cipher is not None
+        if cipher is None:  # create=True always makes one; this keeps `python -O` honest
+            raise RuntimeError("no data key after creating one")
         profile = Profile()
         await self.store.insert(
             person_id,
@@ -207,8 +187,8 @@ class PeopleService:
         self._cache_prefs(person.person_id, person.profile)
 
     def _cache_prefs(self, person_id: str, profile: Profile) -> None:
-        self.country_cache[person_id] = profile.country
-        self.silent_cache[person_id] = profile.silent
+        for listener in self._listeners:
+            listener.seen(person_id, profile.country, profile.silent)
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state
@@ -219,15 +199,14 @@ class PeopleService:
 
     async def forget(self, person_id: str) -> None:
         """Destroy the key first: if deleting rows then fails, they are already unreadable."""
-        self._pending_ids = [e for e in self._pending_ids if e[0] != person_id]
         try:
             await self.keys.destroy_data_key(person_id)
         finally:
             # Even if scrubbing the key store's WAL failed, the key is gone: never seal
             # anything more with the cached copy.
             self._ciphers.pop(person_id, None)
-            self.country_cache.pop(person_id, None)
-            self.silent_cache.pop(person_id, None)
+            for listener in self._listeners:
+                listener.forgotten(person_id)
         await self.store.delete(person_id)
 
     async def update_chat(self, person: Person, chat_id: int) -> None:

@@ -138,9 +138,8 @@ def _check_text(where: Path, value: object) -> list[Problem]:
 def parse_prompts(raw: object) -> tuple[Prompt, ...]:
     """The prompts in file order; raises `InvalidPromptsError` if validation finds problems."""
     problems = validate_prompts(raw)
-    if problems:
+    if problems or not isinstance(raw, Mapping):
         raise InvalidPromptsError(problems)
-    assert isinstance(raw, Mapping)
     return tuple(
         Prompt(id=item["id"], theme=item["theme"], text=item["text"].strip())
         for item in raw["prompts"]

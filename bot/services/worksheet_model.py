@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.problems import TELEGRAM_MESSAGE_LIMIT, Path, Problem
+from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
+from bot.problems import Path, Problem
 
 # Ids end up in deep links (t.me/<bot>?start=ws_<id>), whose payload Telegram caps at 64
 # characters from [A-Za-z0-9_-], and in encryption slots (answer:<worksheet>:<question>), where
@@ -107,16 +108,6 @@ class Worksheet:
             f"question position {index} is past the end of {self.id!r} "
             f"({self.question_count} questions)"
         )
-
-
-def telegram_length(text: str) -> int:
-    """Length as Telegram counts it, in UTF-16 code units.
-
-    Telegram measures text in UTF-16 (entity offsets use it), where an emoji outside the Basic
-    Multilingual Plane takes two units; `len()` would undercount those and let a message through
-    that Telegram then rejects.
-    """
-    return len(text.encode("utf-16-le")) // 2
 
 
 def validate_worksheet(raw: object, *, file_stem: str) -> list[Problem]:
@@ -334,13 +325,12 @@ def _text(
     if not text:
         problems.append(Problem(value_path, "must not be empty"))
         return None
-    length = telegram_length(text)
-    if length > TELEGRAM_MESSAGE_LIMIT:
+    length = utf16_len(text)
+    if length > MESSAGE_LIMIT:
         problems.append(
             Problem(
                 value_path,
-                f"is {length} characters; Telegram sends at most "
-                f"{TELEGRAM_MESSAGE_LIMIT} in one message",
+                f"is {length} characters; Telegram sends at most {MESSAGE_LIMIT} in one message",
             )
         )
     elif limit is not None and len(text) >= limit:
@@ -370,16 +360,16 @@ def _check_assembled(
     present = [part for part in parts if part is not None]
     if len(present) != len(parts):
         return
-    if any(telegram_length(part) > TELEGRAM_MESSAGE_LIMIT for part in present):
+    if any(utf16_len(part) > MESSAGE_LIMIT for part in present):
         return
-    length = telegram_length(MESSAGE_SEPARATOR.join(present))
-    budget = TELEGRAM_MESSAGE_LIMIT - MESSAGE_HEADROOM
+    length = utf16_len(MESSAGE_SEPARATOR.join(present))
+    budget = MESSAGE_LIMIT - MESSAGE_HEADROOM
     if length > budget:
         problems.append(
             Problem(
                 path,
                 f"{what} would be {length} characters; keep it to {budget} so it fits one "
-                f"Telegram message ({TELEGRAM_MESSAGE_LIMIT}) with room for the bot's own lines",
+                f"Telegram message ({MESSAGE_LIMIT}) with room for the bot's own lines",
             )
         )
 

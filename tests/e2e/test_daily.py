@@ -12,6 +12,7 @@ from pathlib import Path
 
 from bot.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
+from bot.handlers.daily import JOB_NAME
 from bot.services.delivery import Dispatcher, PassReport
 from bot.services.journal import JournalService
 from bot.services.people import Person
@@ -31,15 +32,14 @@ def utc(
 
 
 def daily(bot: BotUnderTest) -> Dispatcher:
-    dispatcher: Dispatcher = bot.services.extras["daily"]
-    if dispatcher.job is not None:
-        dispatcher.job.enabled = False  # the test decides when a pass runs
-    return dispatcher
+    tick = bot.runtime.jobs.get(JOB_NAME) if bot.runtime is not None else None
+    if tick is not None:
+        tick.enabled = False  # the test decides when a pass runs
+    return bot.services.dispatcher
 
 
 def journal(bot: BotUnderTest) -> JournalService:
-    service: JournalService = bot.services.extras["journal"]
-    return service
+    return bot.services.journal
 
 
 async def run(bot: BotUnderTest) -> PassReport:
@@ -397,8 +397,9 @@ async def test_days_of_the_week(bot: BotUnderTest) -> None:
 
 async def test_tick_job_runs_a_pass(bot: BotUnderTest) -> None:
     await join(bot)
-    dispatcher = daily(bot)
-    job = dispatcher.job
+    daily(bot)
+    assert bot.runtime is not None
+    job = bot.runtime.jobs.get(JOB_NAME)
     assert job is not None
     assert (job.job.coalesce, job.job.max_instances) == (True, 1)
     assert job.job.misfire_grace_time is not None

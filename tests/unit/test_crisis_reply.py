@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bot.problems import TELEGRAM_MESSAGE_LIMIT
+from bot.core.telegram_text import MESSAGE_LIMIT as TELEGRAM_MESSAGE_LIMIT
 from bot.services.crisis import CrisisKind
 from bot.services.crisis_reply import (
     compose_full_list,

@@ -13,8 +13,8 @@ from telegram.error import BadRequest
 
 from bot.clock import ManualClock
 from bot.content import load_content
+from bot.core.telegram_text import utf16_len
 from bot.crypto import MasterKey
-from bot.handlers.daily import clip, render_page, telegram_length
 from bot.services.delivery import (
     Action,
     Claim,
@@ -33,6 +33,7 @@ from bot.storage.deliveries import DeliveryRow, DeliveryStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
+from bot.views.journal import render_page
 
 UTC = dt.UTC
 PROMPTS = load_content().prompts
@@ -138,12 +139,6 @@ def test_prompt_choice_is_deterministic_per_person_and_date() -> None:
 # --- journal rendering ----------------------------------------------------------------
 
 
-def test_clip_counts_utf16_units() -> None:
-    assert clip("short", 10) == "short"
-    clipped = clip("🌿" * 10, 7)  # each leaf is two UTF-16 units
-    assert telegram_length(clipped) <= 7 and clipped.endswith("…")
-
-
 def test_a_page_of_long_entries_fits_one_message() -> None:
     now = at(1, 9)
     entries = [
@@ -151,7 +146,7 @@ def test_a_page_of_long_entries_fits_one_message() -> None:
         for n in range(5)
     ]
     text = render_page("Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now)
-    assert telegram_length(text) <= 4096
+    assert utf16_len(text) <= 4096
     assert text.count("short") == 3  # short entries are shown whole
 
 

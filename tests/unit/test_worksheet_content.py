@@ -18,7 +18,8 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.problems import TELEGRAM_MESSAGE_LIMIT, Path, Problem
+from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
+from bot.problems import Path, Problem
 from bot.services.worksheet_model import (
     HINT_LIMIT,
     MESSAGE_HEADROOM,
@@ -28,7 +29,6 @@ from bot.services.worksheet_model import (
     Section,
     Worksheet,
     parse_worksheet,
-    telegram_length,
     validate_worksheet,
     validate_worksheet_ids,
 )
@@ -247,9 +247,9 @@ def test_parse_rejects_an_unvalidated_document() -> None:
         parse_worksheet(raw)
 
 
-def test_telegram_length_counts_utf16_units() -> None:
-    assert telegram_length("abc") == 3
-    assert telegram_length("\U0001f600") == 2
+def test_utf16_len_counts_utf16_units() -> None:
+    assert utf16_len("abc") == 3
+    assert utf16_len("\U0001f600") == 2
 
 
 # --- each kind of problem, at its path ------------------------------------------------------
@@ -380,24 +380,24 @@ def test_id_must_match_the_file_name() -> None:
 )
 def test_text_over_the_telegram_limit(path: Path) -> None:
     raw = _sample()
-    _set(raw, path, "x" * (TELEGRAM_MESSAGE_LIMIT + 1))
+    _set(raw, path, "x" * (MESSAGE_LIMIT + 1))
     problems = _problems(raw)
     # One problem, not a second one for the assembled message that holds the same text.
     assert _paths(problems) == [path]
-    assert str(TELEGRAM_MESSAGE_LIMIT) in problems[0].message
+    assert str(MESSAGE_LIMIT) in problems[0].message
 
 
 def test_telegram_limit_is_inclusive_and_counted_in_utf16() -> None:
     raw = _sample()
-    raw["closing"] = "x" * TELEGRAM_MESSAGE_LIMIT
+    raw["closing"] = "x" * MESSAGE_LIMIT
     assert _problems(raw) == []
-    raw["closing"] = "\U0001f600" * (TELEGRAM_MESSAGE_LIMIT // 2 + 1)
+    raw["closing"] = "\U0001f600" * (MESSAGE_LIMIT // 2 + 1)
     assert _paths(_problems(raw)) == [("closing",)]
 
 
 def test_opening_message_must_fit_together() -> None:
     raw = _sample()
-    half = (TELEGRAM_MESSAGE_LIMIT - MESSAGE_HEADROOM - len("\n\n")) // 2
+    half = (MESSAGE_LIMIT - MESSAGE_HEADROOM - len("\n\n")) // 2
     raw["intro"] = "x" * half
     raw["before_you_start"] = "y" * half
     assert _problems(raw) == []
@@ -411,7 +411,7 @@ def test_section_opening_message_counts_the_first_question_and_hint() -> None:
     raw = _sample()
     section = raw["sections"][0]
     first = section["questions"][0]
-    budget = TELEGRAM_MESSAGE_LIMIT - MESSAGE_HEADROOM
+    budget = MESSAGE_LIMIT - MESSAGE_HEADROOM
     fixed = len(section["title"]) + len(first["text"]) + len(first["hint"]) + 3 * len("\n\n")
     section["framing"] = "x" * (budget - fixed)
     assert _problems(raw) == []

@@ -1,22 +1,25 @@
 """Dispatch by prefix: button presses by their callback data, free text by stored state.
 
-Feature modules register their prefixes; app.py wires the two entry points. Callback data is
-untrusted input (a client can send any bytes), so unknown or malformed data gets a kind
-"that button has expired" and nothing else.
+Features register their routes when they install; app.py wires the entry points. Callback
+data is untrusted input (a client can send any bytes): an unknown prefix gets a kind "that
+button has expired", data that does not decode (bot/core/callbacks.py) does nothing.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 from telegram import Update
 
 from bot.context import Context
+from bot.core.callbacks import CallbackData
 from bot.services.people import Person
 
 log = logging.getLogger(__name__)
 
+D = TypeVar("D", bound=CallbackData)
 CallbackRoute = Callable[[Update, Context, str], Awaitable[None]]
 TextRoute = Callable[[Update, Context, Person, str], Awaitable[None]]
 IdleRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
@@ -50,10 +53,20 @@ class Router:
     def on_edit(self, route: EditRoute) -> None:
         self.edits.append(route)
 
-    def on_callback(self, prefix: str, route: CallbackRoute) -> None:
+    def on_callback(
+        self, kind: type[D], route: Callable[[Update, Context, D], Awaitable[None]]
+    ) -> None:
+        """Buttons whose data is a `kind`; the route gets it decoded, or is not called."""
+        prefix = kind.PREFIX
         if prefix in self.callbacks:
             raise ValueError(f"callback prefix {prefix!r} registered twice")
-        self.callbacks[prefix] = route
+
+        async def run(update: Update, context: Context, rest: str) -> None:
+            data = kind.decode(rest)
+            if data is not None:
+                await route(update, context, data)
+
+        self.callbacks[prefix] = run
 
     def on_state(self, prefix: str, route: TextRoute, *, capture: bool = False) -> None:
         if prefix in self.states:

@@ -1,0 +1,93 @@
+"""The one codec for a person's stored `state`: what typed text answers right now.
+
+The column holds a short ASCII string (never anything a person wrote):
+
+- ``""``: nothing pending; free text goes to the idle routes (the journal).
+- ``setup:<step>:<mode>``: an onboarding or settings step waiting for typed input.
+- ``ws:<worksheet>:<question msg>:<"Saved" msg>:<position>:<previous>``: a worksheet
+  question waiting for its answer, with the ids of the step's two bot messages (so discreet
+  mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
+  none; text whose id is below the question's was typed before it appeared).
+
+Decoding validates once (ASCII digits, whole-string match); everything after works with
+typed values. Anything else decodes to None and is treated as nothing pending.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+SETUP_PREFIX = "setup"
+WORKSHEET_PREFIX = "ws"
+ONBOARDING = "onboarding"
+SETTINGS = "settings"
+SETUP_STEPS = ("country", "timezone", "time", "safety")
+
+_SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
+# [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
+# trailing newline through).
+_WORKSHEET = re.compile(
+    r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?(?::([0-9]{1,4}|-1):([0-9]{1,4}|-1))?"
+)
+
+
+@dataclass(frozen=True)
+class SetupState:
+    step: str
+    mode: str = ONBOARDING
+
+    def encode(self) -> str:
+        return f"{SETUP_PREFIX}:{self.step}:{self.mode}"
+
+
+@dataclass(frozen=True)
+class WorksheetState:
+    worksheet_id: str
+    question_message: int = 0
+    saved_message: int = 0
+    position: int = -1
+    previous: int = -1
+
+    def encode(self) -> str:
+        return (
+            f"{WORKSHEET_PREFIX}:{self.worksheet_id}:{self.question_message}"
+            f":{self.saved_message}:{self.position}:{self.previous}"
+        )
+
+    def message_ids(self) -> list[int]:
+        return [m for m in (self.question_message, self.saved_message) if m]
+
+    def off_screen(self) -> WorksheetState:
+        """No question on screen any more, but which one was stays known."""
+        return WorksheetState(self.worksheet_id, position=self.position)
+
+
+PersonState = SetupState | WorksheetState
+
+
+def decode_state(state: str) -> PersonState | None:
+    found = _WORKSHEET.fullmatch(state)
+    if found is not None:
+        return WorksheetState(
+            found.group(1),
+            int(found.group(2) or 0),
+            int(found.group(3) or 0),
+            int(found.group(4) or -1),
+            int(found.group(5) or -1),
+        )
+    setup = _SETUP.fullmatch(state)
+    if setup is not None:
+        mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
+        return SetupState(setup.group(1), mode)
+    return None
+
+
+def worksheet_state(state: str) -> WorksheetState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, WorksheetState) else None
+
+
+def setup_state(state: str) -> SetupState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, SetupState) else None

@@ -1,0 +1,46 @@
+"""/export: everything a person wrote, as a Markdown file (and, on request, a PDF)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+
+from telegram import InputFile, Update
+
+from bot.context import Context
+from bot.core.callbacks import WorksheetButton
+from bot.handlers.common import keyboard, private_command_person, remember, say
+from bot.services import export
+from bot.services.people import Person
+from bot.views import Rows
+
+
+async def export_command(update: Update, context: Context) -> None:
+    person = await private_command_person(update, context)
+    if person is not None:
+        await send_export(context, person, pdf=False)
+
+
+async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
+    tx = context.tx
+    doc, day = await context.services.exporter.document(person, tx)
+    if doc.is_empty:
+        await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
+        return
+    buttons: Rows | None = None
+    if pdf:
+        # Laying out a long PDF takes a moment: off the event loop, so others are not kept waiting.
+        data = await asyncio.to_thread(export.build_pdf, doc)
+        name, caption = export.filename(day, "pdf"), tx("worksheets.export.caption_pdf")
+    else:
+        data = export.build_markdown(doc).encode()
+        name, caption = export.filename(day, "md"), tx("worksheets.export.caption")
+        buttons = [[(tx("worksheets.export.btn_pdf"), WorksheetButton("pdf").encode())]]
+    sent = await context.bot.send_document(
+        person.chat_id,
+        InputFile(io.BytesIO(data), filename=name),
+        caption=caption,
+        reply_markup=keyboard(buttons) if buttons else None,
+        protect_content=True,
+    )
+    await remember(context.services, person, sent)

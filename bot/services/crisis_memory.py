@@ -1,0 +1,48 @@
+"""What the crisis reply needs without waiting on storage, and what it counts afterwards.
+
+`CrisisCache` holds each known person's country and Silent setting in memory (filled
+whenever a person is loaded or saved), so the reply to "help" never waits on the database.
+`CrisisCounter` keeps the operator's statistics: a day and a kind, never a person.
+"""
+
+from __future__ import annotations
+
+from bot.storage.people import PeopleStore
+
+
+class CrisisCache:
+    def __init__(self) -> None:
+        self._country: dict[str, str | None] = {}
+        self._silent: dict[str, bool] = {}
+
+    def knows(self, person_id: str) -> bool:
+        return person_id in self._country
+
+    def country(self, person_id: str) -> str | None:
+        return self._country.get(person_id)
+
+    def silent(self, person_id: str) -> bool:
+        """A phone that rings can be dangerous: unknown people get the default (not silent)."""
+        return self._silent.get(person_id, False)
+
+    def remember_country(self, person_id: str, country: str) -> None:
+        """A country chosen from the crisis reply, kept before (and whether or not) storage
+        has it; the Silent setting stays as it was."""
+        self._country[person_id] = country
+
+    # PersonListener
+    def seen(self, person_id: str, country: str | None, silent: bool) -> None:
+        self._country[person_id] = country
+        self._silent[person_id] = silent
+
+    def forgotten(self, person_id: str) -> None:
+        self._country.pop(person_id, None)
+        self._silent.pop(person_id, None)
+
+
+class CrisisCounter:
+    def __init__(self, store: PeopleStore) -> None:
+        self._store = store
+
+    async def count(self, day: str, kind: str) -> None:
+        await self._store.count_crisis(day, kind)

@@ -1,0 +1,35 @@
+"""Gathers what /export puts in a file: every worksheet answer and journal entry of a
+person, opened in memory only. The file formats themselves are in bot/services/export.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date
+
+from bot.clock import Clock
+from bot.services import export
+from bot.services.people import Person
+from bot.services.prompt_model import Prompt
+from bot.services.worksheets import WorksheetService
+from bot.storage.journal import JournalStore
+from bot.texts import Tx
+
+
+class Exporter:
+    def __init__(
+        self,
+        worksheets: WorksheetService,
+        journal: JournalStore,
+        prompts: Sequence[Prompt],
+        clock: Clock,
+    ) -> None:
+        self._worksheets = worksheets
+        self._journal = journal
+        self._prompts = {p.id: p.text for p in prompts}
+        self._clock = clock
+
+    async def document(self, person: Person, tx: Tx) -> tuple[export.ExportDocument, date]:
+        """The document, and the person's local date (it names the file)."""
+        now = self._clock()
+        doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
+        return doc, now.astimezone(export.zone_of(person)).date()

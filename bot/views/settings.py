@@ -1,0 +1,121 @@
+"""Onboarding's questions and the /settings menu: text and buttons from a profile."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.core import callbacks as cb
+from bot.services import geo
+from bot.services.geo import Zone
+from bot.services.people import ALL_DAYS, Profile
+from bot.texts import Tx
+from bot.views import Button, Rows
+
+DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
+
+
+def country_buttons(tx: Tx, featured: Sequence[tuple[str, str]]) -> Rows:
+    """`featured`: (code, name as shown), three to a row, then "skip"."""
+    flat: list[Button] = [(name, cb.CountryButton(code).encode()) for code, name in featured]
+    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    return [*rows, [(tx("setup.btn_skip_country"), cb.CountryButton("skip").encode())]]
+
+
+def zone_buttons(zones: Sequence[Zone], country: str | None = None) -> Rows:
+    """One button a clock, labelled in plain words ("Pacific: Los Angeles, Seattle")."""
+    return [
+        [(geo.zone_label(z.name, country=country), cb.ZoneButton(z.name).encode())] for z in zones
+    ]
+
+
+def time_buttons(tx: Tx) -> Rows:
+    times: list[Button] = [(t, cb.TimeButton(t).encode()) for t in SUGGESTED_TIMES]
+    return [times[:3], times[3:], [(tx("setup.btn_no_daily"), cb.TimeButton("off").encode())]]
+
+
+def safety_buttons(tx: Tx) -> Rows:
+    return [
+        [
+            (tx("setup.btn_shared_yes"), cb.SafetyButton("yes").encode()),
+            (tx("setup.btn_shared_no"), cb.SafetyButton("no").encode()),
+        ]
+    ]
+
+
+def discreet_buttons(tx: Tx) -> Rows:
+    return [
+        [(tx("setup.btn_discreet_on"), cb.SafetyButton("discreet").encode())],
+        [(tx("setup.btn_discreet_later"), cb.SafetyButton("later").encode())],
+    ]
+
+
+def days_label(tx: Tx, days: Sequence[int]) -> str:
+    if tuple(sorted(days)) == ALL_DAYS:
+        return tx("days.every_day")
+    if not days:
+        return tx("days.no_days")
+    return ", ".join(tx(f"days.{DAY_KEYS[d]}") for d in sorted(days))
+
+
+def days_view(tx: Tx, chosen: Sequence[int]) -> tuple[str, Rows]:
+    flat: list[Button] = [
+        (("✓ " if i in chosen else "") + tx(f"days.{key}"), cb.DayButton(key).encode())
+        for i, key in enumerate(DAY_KEYS)
+    ]
+    return tx("days.choose"), [
+        flat[:4],
+        flat[4:],
+        [(tx("days.btn_done"), cb.DayButton("done").encode())],
+    ]
+
+
+def settings_view(
+    tx: Tx, p: Profile, country: str | None, *, worksheet_waiting: bool, extra: Rows
+) -> tuple[str, Rows]:
+    """`country`: its name as shown; `extra`: rows other features add (daily: skip today)."""
+    if not p.daily_enabled or p.daily_time is None:
+        daily = tx("settings.daily_off")
+    else:
+        daily = tx("settings.daily_on", time=p.daily_time, days=days_label(tx, p.daily_days))
+        if p.paused:
+            daily += " " + tx("settings.paused_suffix")
+
+    def on_off(value: bool) -> str:
+        return tx("settings.on") if value else tx("settings.off")
+
+    text = tx(
+        "settings.summary",
+        country=country or tx("settings.not_set"),
+        timezone=p.timezone or tx("settings.not_set"),
+        daily=daily,
+        neutral=on_off(p.neutral_wording),
+        silent=on_off(p.silent),
+        discreet=on_off(p.discreet),
+    )
+    if worksheet_waiting:
+        text += "\n\n" + tx("settings.worksheet_waiting")
+
+    def item(key: str, value: str) -> Button:
+        return (tx(key), cb.SettingsButton(value).encode())
+
+    def flip(key: str, name: str, now_on: bool) -> Button:
+        # The button says which value it sets, so a double tap or a stale menu cannot
+        # flip a setting back.
+        return item(key, f"{name}:{'off' if now_on else 'on'}")
+
+    pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
+    return text, [
+        [item("settings.btn_country", "country"), item("settings.btn_tz", "tz")],
+        [item("settings.btn_time", "time"), item("settings.btn_days", "days")],
+        [
+            flip(pause_label, "pause", p.paused),
+            flip("settings.btn_neutral", "neutral", p.neutral_wording),
+        ],
+        [
+            flip("settings.btn_silent", "silent", p.silent),
+            flip("settings.btn_discreet", "discreet", p.discreet),
+        ],
+        *extra,
+        [item("settings.btn_forget", "forget"), item("settings.btn_done", "close")],
+    ]

@@ -1,0 +1,111 @@
+"""The two codecs: a person's state and callback data (bot/core/state.py, callbacks.py)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from bot.core.callbacks import (
+    CountryButton,
+    CrisisButton,
+    DailyButton,
+    JournalButton,
+    SettingsButton,
+    TimeButton,
+    WorksheetButton,
+    ZoneButton,
+)
+from bot.core.state import SetupState, WorksheetState, decode_state
+
+
+def test_state_round_trips() -> None:
+    for state in (
+        SetupState("country", "settings"),
+        SetupState("time"),
+        WorksheetState("bond_or_love", 10, 11, 2, 1),
+        WorksheetState("bond_or_love"),
+    ):
+        assert decode_state(state.encode()) == state
+
+
+@pytest.mark.parametrize(
+    ("stored", "expected"),
+    [
+        ("ws:bond_or_love", WorksheetState("bond_or_love")),  # older rows: id only
+        ("ws:bond_or_love:10:11", WorksheetState("bond_or_love", 10, 11)),
+        ("setup:country", SetupState("country", "onboarding")),
+        ("setup:time:junk", SetupState("time", "onboarding")),
+        ("", None),
+        ("ws:bond_or_love:1²:0", None),  # not an ASCII digit
+        ("ws:bond_or_love\n", None),
+        ("other:thing", None),
+    ],
+)
+def test_stored_states_decode_once(stored: str, expected: object) -> None:
+    assert decode_state(stored) == expected
+
+
+@pytest.mark.parametrize(
+    "button",
+    [
+        WorksheetButton("later"),
+        WorksheetButton("open", "bond_or_love"),
+        WorksheetButton("next", "bond_or_love", 3),
+        DailyButton("pause"),
+        DailyButton("unskip", from_settings=True),
+        DailyButton("skip", "2026-12-01", from_settings=True),
+        DailyButton("show", "2026-12-01"),
+        JournalButton(None),
+        JournalButton(15),
+        CrisisButton("more"),
+        CrisisButton("clear", "42"),
+        CountryButton("GB"),
+        ZoneButton("America/Argentina/Buenos_Aires"),
+        TimeButton("07:30"),
+        SettingsButton("pause:on"),
+    ],
+)
+def test_buttons_round_trip_within_telegrams_limit(button: object) -> None:
+    encoded = button.encode()  # type: ignore[attr-defined]
+    assert len(encoded.encode()) <= 64
+    prefix, _, rest = encoded.partition(":")
+    assert prefix == type(button).PREFIX
+    assert type(button).decode(rest) == button  # type: ignore[attr-defined]
+
+
+def test_the_encodings_old_buttons_carry_still_decode() -> None:
+    assert WorksheetButton.decode("next:bond_or_love:3") == WorksheetButton(
+        "next", "bond_or_love", 3
+    )
+    assert DailyButton.decode("unskip::s") == DailyButton("unskip", "", True)
+    assert CrisisButton.decode("clear:42") == CrisisButton("clear", "42")
+    assert CrisisButton("clear", "4²").message_id is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "rest"),
+    [
+        (WorksheetButton, "next:bond_or_love"),  # a position is required
+        (WorksheetButton, "later:bond_or_love"),  # ... and refused where none belongs
+        (WorksheetButton, "nope:bond_or_love"),
+        (WorksheetButton, "next:bond_or_love:٣"),  # Arabic-Indic digit
+        (DailyButton, "skip:yesterday"),
+        (DailyButton, "snooze:2026-02-30"),
+        (DailyButton, "pause:x:s"),
+        (JournalButton, "100001"),
+        (JournalButton, "-5"),
+        (CountryButton, "gb"),
+        (TimeButton, "7pm"),
+        (SettingsButton, "pause:maybe"),
+    ],
+)
+def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
+    assert kind.decode(rest) is None
+
+
+@given(st.text(max_size=70))
+def test_no_input_makes_a_decoder_raise(rest: str) -> None:
+    for kind in (WorksheetButton, DailyButton, JournalButton, CrisisButton, SettingsButton):
+        kind.decode(rest)
+    decode_state(rest)
