@@ -19,6 +19,7 @@ from bot.problems import Path as ProblemPath
 from bot.problems import Problem
 from bot.services.crisis import CrisisDetector, validate_terms
 from bot.services.helplines import Country, parse_helplines, validate_helplines
+from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
 from bot.services.worksheet_model import (
     Worksheet,
@@ -46,6 +47,7 @@ class Content:
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
     worksheets: dict[str, Worksheet]  # in display order
+    phrases: PhraseMatcher  # content/phrases: self-doubt and pull-back signals
 
 
 def content_dir() -> Path:
@@ -173,6 +175,28 @@ def _load_texts(root: Path, problems: list[str]) -> Texts | None:
     return Texts(merged) if ok else None
 
 
+def _load_phrases(root: Path, problems: list[str]) -> PhraseMatcher | None:
+    """content/phrases/: cancel.yaml, and one file per signal named after it."""
+    folder = root / "phrases"
+    cancel = _checked(folder, "cancel.yaml", validate_cancel, problems)
+    files = sorted(f for f in folder.glob("*.yaml") if f.name != "cancel.yaml")
+    if not files:
+        problems.append(f"{folder}:1: no phrase signal files found")
+    languages = set(cancel.data) if cancel else set()
+    signals: dict[str, Any] = {}
+    for file in files:
+        doc = _load_yaml(file, problems)
+        if doc is None:
+            continue
+        found = validate_signal(doc.data, languages)
+        _report(doc, found, problems)
+        if not found:
+            signals[file.stem] = doc.data
+    if cancel is None or len(signals) != len(files) or not files:
+        return None
+    return PhraseMatcher.from_content(signals, cancel.data)
+
+
 def load_content(root: Path | None = None) -> Content:
     """Load everything or raise ContentError listing every problem found."""
     root = root or content_dir()
@@ -181,6 +205,7 @@ def load_content(root: Path | None = None) -> Content:
     help_doc = _checked(root, "helplines.yaml", validate_helplines, problems)
     terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
+    phrases = _load_phrases(root, problems)
 
     worksheets: dict[str, Worksheet] = {}
     sheet_docs: list[tuple[str, object]] = []
@@ -200,7 +225,7 @@ def load_content(root: Path | None = None) -> Content:
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
 
-    if problems or texts is None or None in (help_doc, terms_doc, prompts_doc):
+    if problems or texts is None or phrases is None or None in (help_doc, terms_doc, prompts_doc):
         raise ContentError(problems)
     assert help_doc and terms_doc and prompts_doc
     order = texts.data.get("worksheet_order", [])
@@ -214,6 +239,7 @@ def load_content(root: Path | None = None) -> Content:
         detector=CrisisDetector.from_terms(terms_doc.data),
         prompts=parse_prompts(prompts_doc.data),
         worksheets=ordered,
+        phrases=phrases,
     )
 
 
