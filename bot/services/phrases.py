@@ -81,14 +81,18 @@ Cost. The message is translated once (clause marks to a break word) and normalis
 One comprehension then looks up each word's first four letters in a set of keys drawn from
 each pattern's anchor (its longest required word, and for long anchors every one-typo
 variant of their first four letters); most messages stop there. Only where a key matches is
-the pattern tried, from the few positions where it could start. No regular expression runs
-on the message; nothing is cached per word, so nothing of what people wrote is kept.
+the pattern tried, from the few positions where it could start. The one regular expression
+on the message is a single character class; nothing is cached per word, so nothing of what
+people wrote is kept.
 """
 
 from __future__ import annotations
 
 import bisect
+import dataclasses
+import re
 import string
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -108,7 +112,10 @@ STEM_LENGTH = 4  # a stem shorter than this would match too many words
 # survive it) and that no pattern contains. A person typing it only splits a clause.
 _BREAK = "0000"
 _CLAUSE_MARKS = ".,;:!?¿¡…()[]{}\n\r\t—–"
-_CLAUSE_TABLE = str.maketrans({mark: f" {_BREAK} " for mark in _CLAUSE_MARKS})
+# One character class, so the substitution cannot backtrack; several times cheaper than
+# str.translate, which loses its fast path when one character becomes several.
+_CLAUSE = re.compile("[" + re.escape(_CLAUSE_MARKS) + "]")
+_CLAUSE_WORD = f" {_BREAK} "
 # German puts a comma before every "dass" and "ob": the clause they open belongs to the one
 # before ("ich glaube nicht, dass ich übertrieben habe").
 _JOINERS = frozenset({normalize("dass"), "ob"})
@@ -226,7 +233,7 @@ def _typo_keys(word: str) -> set[str]:
     """The first KEY_LENGTH letters of every word one typo away from `word`."""
     head = word[: KEY_LENGTH + 1]
     variants = {head}
-    for i in range(len(head)):
+    for i in range(1, len(head)):  # the first letter is taken as written
         variants.add(head[:i] + head[i + 1 :])
         for letter in _LETTERS:
             variants.add(head[:i] + letter + head[i + 1 :])
@@ -311,10 +318,22 @@ def _compile_tokens(texts: list[str]) -> tuple[tuple[_Token, ...], bool, bool] |
     return tuple(tokens), at_start, at_end
 
 
-def _anchor(tokens: tuple[_Token, ...]) -> int:
-    """The required token whose shortest alternative is longest: the rarest to meet."""
-    required = [i for i, t in enumerate(tokens) if not t.optional]
-    return max(required, key=lambda i: (min(len(a) for a in tokens[i].alternatives()), -i))
+def _anchored(pattern: _Pattern, shared: Counter[str]) -> _Pattern:
+    """The pattern with its anchor: the required token least likely in ordinary text.
+
+    Short words are everywhere: the token whose shortest alternative is longest wins, and
+    among those the one fewer patterns share ("him", "niet" and "para" are in many).
+    """
+    tokens = pattern.tokens
+
+    def cost(index: int) -> tuple[int, int, int]:
+        alternatives = tokens[index].alternatives()
+        shortest = min(len(a) for a in alternatives)
+        return (-shortest, max(shared[a] for a in alternatives), index)
+
+    anchor = min((i for i, t in enumerate(tokens) if not t.optional), key=cost)
+    reach = sum(1 + t.gap for t in tokens[:anchor]) + tokens[anchor].gap
+    return dataclasses.replace(pattern, anchor=anchor, reach=reach)
 
 
 def _compile(signal: str, language: str, source: str, cancel: _Cancel) -> list[_Pattern]:
@@ -324,11 +343,8 @@ def _compile(signal: str, language: str, source: str, cancel: _Cancel) -> list[_
         if isinstance(compiled, str):
             raise ValueError(f"{signal}.{language}: {source!r}: {compiled}")  # noqa: TRY004
         tokens, at_start, at_end = compiled
-        anchor = _anchor(tokens)
-        reach = sum(1 + t.gap for t in tokens[:anchor]) + tokens[anchor].gap
-        patterns.append(
-            _Pattern(signal, language, source, tokens, at_start, at_end, anchor, reach, cancel)
-        )
+        # The anchor is chosen once all patterns are known (PhraseMatcher).
+        patterns.append(_Pattern(signal, language, source, tokens, at_start, at_end, 0, 0, cancel))
     return patterns
 
 
@@ -419,19 +435,48 @@ def _cancelled(
 
 class PhraseMatcher:
     def __init__(self, patterns: Iterable[_Pattern]) -> None:
-        self._by_key: dict[str, list[_Pattern]] = {}
-        self.signals: frozenset[str] = frozenset()
-        signals = set()
-        for pattern in patterns:
-            signals.add(pattern.signal)
+        patterns = list(patterns)
+        # How many patterns share each word: a word many share ("him", "niet", "para") makes
+        # a poor anchor, since ordinary messages are full of it.
+        shared = Counter(a for p in patterns for t in p.tokens for a in set(t.alternatives()))
+        self._exact: dict[str, list[_Pattern]] = {}
+        self._stems: dict[str, list[_Pattern]] = {}
+        self._typos: dict[str, set[tuple[str, bool]]] = {}  # key -> (anchor word or stem, stem?)
+        keys: set[str] = set()
+        for unanchored in patterns:
+            pattern = _anchored(unanchored, shared)
             anchor = pattern.tokens[pattern.anchor]
-            keys = {a[:KEY_LENGTH] for a in anchor.alternatives()}
-            for long in (*anchor.typo_words, *anchor.typo_stems):
-                keys |= _typo_keys(long)
-            for key in keys:
-                self._by_key.setdefault(key, []).append(pattern)
-        self.signals = frozenset(signals)
-        self._keys = frozenset(self._by_key)
+            for word in anchor.words:
+                self._exact.setdefault(word, []).append(pattern)
+                keys.add(word[:KEY_LENGTH])
+            for stem in anchor.stems:
+                self._stems.setdefault(stem, []).append(pattern)
+                keys.add(stem[:KEY_LENGTH])
+            for target, is_stem in (
+                *((w, False) for w in anchor.typo_words),
+                *((t, True) for t in anchor.typo_stems),
+            ):
+                for key in _typo_keys(target):
+                    self._typos.setdefault(key, set()).add((target, is_stem))
+        self._stem_lengths = tuple(sorted({len(stem) for stem in self._stems}))
+        self._keys = frozenset(keys | set(self._typos))
+        self.signals = frozenset(p.signal for p in patterns)
+
+    def _anchored_at(self, word: str) -> list[_Pattern]:
+        """The patterns whose anchor this word matches: exactly, by stem, or with one typo."""
+        found = list(self._exact.get(word, ()))
+        size = len(word)
+        for length in self._stem_lengths:
+            if length > size:
+                break
+            found.extend(self._stems.get(word[:length], ()))
+        if size >= TYPO_LENGTH - 1 and not found:
+            for target, is_stem in self._typos.get(word[:KEY_LENGTH], ()):
+                if is_stem and _prefix_one_edit(word, target):
+                    found.extend(self._stems[target])
+                elif not is_stem and _one_edit(word, target):
+                    found.extend(self._exact[target])
+        return found
 
     @classmethod
     def from_content(
@@ -453,7 +498,7 @@ class PhraseMatcher:
 
     def hits(self, text: str) -> list[PhraseHit]:
         """One hit per signal the text carries (the first pattern found), in no set order."""
-        words = normalize(text.translate(_CLAUSE_TABLE)).split()
+        words = normalize(_CLAUSE.sub(_CLAUSE_WORD, text)).split()
         if _BREAK in words and not _JOINERS.isdisjoint(words):
             words = [
                 word
@@ -468,12 +513,14 @@ class PhraseMatcher:
         found: dict[str, PhraseHit] = {}
         tried: set[tuple[int, int]] = set()
         for i in candidates:
+            if len(found) == len(self.signals):
+                break
             word = words[i]
             after = bisect.bisect_right(breaks, i)
             start = breaks[after - 1] + 1 if after else 0
             end = breaks[after] if after < len(breaks) else len(words)
-            for pattern in self._by_key[word[:KEY_LENGTH]]:
-                if pattern.signal in found or not pattern.tokens[pattern.anchor].matches(word):
+            for pattern in self._anchored_at(word):
+                if pattern.signal in found:
                     continue
                 first = start if pattern.at_start else max(start, i - pattern.reach)
                 last = start if pattern.at_start else i
