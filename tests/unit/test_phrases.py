@@ -123,6 +123,10 @@ def test_evaluation_list_is_big_enough() -> None:
         chosen = [c for c in cases() if c.signal == signal]
         assert sum(c.expected for c in chosen) >= 250, signal
         assert sum(not c.expected for c in chosen) >= 250, signal
+        for language in LANGUAGES:
+            here = [c for c in chosen if c.language == language]
+            assert sum(c.expected for c in here) >= 40, (signal, language)
+            assert sum(not c.expected for c in here) >= 40, (signal, language)
         for part in ("tune", "held"):
             for language in LANGUAGES:
                 here = [c for c in chosen if c.part == part and c.language == language]
