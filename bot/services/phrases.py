@@ -77,7 +77,7 @@ Borderline cases, decided:
 - Negation is read within the clause only. "I don't know maybe I overreacted" written
   without a comma does not fire: a miss costs an offer, a false offer costs trust.
 
-Cost. The message is translated once (clause marks to a break word) and normalised once.
+Cost. Clause marks become a break word (one substitution) and the message is normalised once.
 One comprehension then looks up each word's first four letters in a set of keys drawn from
 each pattern's anchor (its longest required word, and for long anchors every one-typo
 variant of their first four letters); most messages stop there. Only where a key matches is
