@@ -24,6 +24,7 @@ from bot.services.emergency import Emergency, disagreements, parse_emergency, va
 from bot.services.helplines import Country, parse_helplines, validate_helplines
 from bot.services.panic_word import parse_common_words, validate_common_words
 from bot.services.places import Places
+from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
 from bot.services.urge_texts import FILE as URGE_TEXTS_FILE
 from bot.services.urge_texts import validate_urge_texts
@@ -58,6 +59,7 @@ class Content:
     worksheets: dict[str, Worksheet]  # in display order
     decoys: Decoys
     common_words: frozenset[str]  # normalised; a panic word made only of these is refused
+    phrases: PhraseMatcher  # content/phrases: self-doubt and pull-back signals
 
 
 def content_dir() -> Path:
@@ -190,6 +192,28 @@ def _load_texts(root: Path, problems: list[str]) -> Texts | None:
     return Texts(merged) if ok else None
 
 
+def _load_phrases(root: Path, problems: list[str]) -> PhraseMatcher | None:
+    """content/phrases/: cancel.yaml, and one file per signal named after it."""
+    folder = root / "phrases"
+    cancel = _checked(folder, "cancel.yaml", validate_cancel, problems)
+    files = sorted(f for f in folder.glob("*.yaml") if f.name != "cancel.yaml")
+    if not files:
+        problems.append(f"{folder}:1: no phrase signal files found")
+    languages = set(cancel.data) if cancel else set()
+    signals: dict[str, Any] = {}
+    for file in files:
+        doc = _load_yaml(file, problems)
+        if doc is None:
+            continue
+        found = validate_signal(doc.data, languages)
+        _report(doc, found, problems)
+        if not found:
+            signals[file.stem] = doc.data
+    if cancel is None or len(signals) != len(files) or not files:
+        return None
+    return PhraseMatcher.from_content(signals, cancel.data)
+
+
 def load_content(root: Path | None = None) -> Content:
     """Load everything or raise ContentError listing every problem found."""
     root = root or content_dir()
@@ -204,6 +228,7 @@ def load_content(root: Path | None = None) -> Content:
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
     # The urge flow's keys and placeholders, beyond what every text file gets.
     _checked(root, URGE_TEXTS_FILE, validate_urge_texts, problems)
+    phrases = _load_phrases(root, problems)
 
     worksheets: dict[str, Worksheet] = {}
     sheet_docs: list[tuple[str, object]] = []
@@ -230,6 +255,7 @@ def load_content(root: Path | None = None) -> Content:
     if (
         problems
         or texts is None
+        or phrases is None
         or help_doc is None
         or emergency_doc is None
         or terms_doc is None
@@ -255,6 +281,7 @@ def load_content(root: Path | None = None) -> Content:
         worksheets=ordered,
         decoys=Decoys(decoys),
         common_words=parse_common_words(panic_doc.data),
+        phrases=phrases,
     )
 
 
