@@ -23,8 +23,8 @@ from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, vali
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helplines import Country, parse_helplines, validate_helplines
 from bot.services.panic_word import parse_common_words, validate_common_words
-from bot.services.places import Places
 from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
+from bot.services.places import Places
 from bot.services.prompt_model import Prompt, parse_prompts, validate_prompts
 from bot.services.urge_texts import FILE as URGE_TEXTS_FILE
 from bot.services.urge_texts import validate_urge_texts

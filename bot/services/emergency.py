@@ -21,8 +21,8 @@ from phonenumbers import shortnumberinfo
 from phonenumbers.phonemetadata import PhoneMetadata
 
 from bot.problems import Path, Problem
-from bot.services import geo
 from bot.services.helplines import Country, LineKind, phone_problem
+from bot.services.zone_table import country_names
 
 _FIELDS = ("call", "source", "checked", "note")
 _REQUIRED = ("call", "source", "checked")
@@ -40,7 +40,7 @@ class Emergency:
 
 def iso_codes() -> frozenset[str]:
     """Every ISO 3166-1 alpha-2 code (IANA's iso3166.tab, which ships with tzdata)."""
-    return frozenset(geo.country_names())
+    return frozenset(country_names())
 
 
 @cache

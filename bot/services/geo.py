@@ -1,113 +1,42 @@
-"""Countries and time zones, from the IANA tables that ship with the tzdata package.
+"""Countries and time zones: what the rest of the bot asks (one place to import from).
 
-zone.tab maps each country to its zones (with a short description), iso3166.tab names the
-countries; both are maintained upstream, so we keep no copy of our own.
+The IANA tables live in `zone_table` (zone.tab maps each country to its zones, iso3166.tab
+names the countries; both maintained upstream, so we keep no copy of our own); what people
+call a zone (cities, abbreviations, offsets, in seven languages) lives in `zone_names`,
+which builds on the tables. This module imports both and neither imports it.
 """
 
 from __future__ import annotations
 
-import importlib.resources
-import unicodedata
 import zoneinfo
-from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
+from bot.services import zone_names
+from bot.services.zone_names import distinct_zones
+from bot.services.zone_table import (
+    Zone,
+    country_names,
+    find_country,
+    fold,
+    same_clock,
+    zones_by_country,
+    zones_for,
+)
 
-@dataclass(frozen=True)
-class Zone:
-    name: str  # IANA, e.g. "America/Chicago"
-    description: str  # zone.tab's comment, e.g. "Central (most areas)"
-
-    @property
-    def city(self) -> str:
-        return self.name.rsplit("/", 1)[-1].replace("_", " ")
-
-
-def _table(name: str) -> list[list[str]]:
-    text = importlib.resources.files("tzdata.zoneinfo").joinpath(name).read_text("utf-8")
-    return [line.split("\t") for line in text.splitlines() if line and not line.startswith("#")]
-
-
-@cache
-def country_names() -> dict[str, str]:
-    return {row[0]: row[1] for row in _table("iso3166.tab")}
-
-
-@cache
-def zones_by_country() -> dict[str, tuple[Zone, ...]]:
-    zones: dict[str, list[Zone]] = {}
-    for row in _table("zone.tab"):
-        zones.setdefault(row[0], []).append(Zone(row[2], row[3] if len(row) > 3 else ""))
-    return {code: tuple(found) for code, found in zones.items()}
-
-
-def fold(text: str) -> str:
-    """Lower case, no accents, single spaces: for matching what people type."""
-    decomposed = unicodedata.normalize("NFKD", text)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
-    cleaned = "".join(c if c.isalnum() else " " for c in stripped.casefold())
-    return " ".join(cleaned.split())
-
-
-def find_country(text: str, aliases: Mapping[str, str]) -> str | None:
-    wanted = fold(text)
-    if not wanted:
-        return None
-    names = country_names()
-    if len(wanted) == 2 and wanted.upper() in names:
-        return wanted.upper()
-    alias = aliases.get(wanted)
-    if alias is not None:
-        return alias
-    for code, name in names.items():
-        if fold(name) == wanted:
-            return code
-    return None
-
-
-def zones_for(country: str) -> tuple[Zone, ...]:
-    return zones_by_country().get(country, ())
-
-
-def _behaviour(zone: Zone, year: int) -> tuple[object, object]:
-    tz = zoneinfo.ZoneInfo(zone.name)
-    january = datetime(year, 1, 15, 12, tzinfo=tz).utcoffset()
-    july = datetime(year, 7, 15, 12, tzinfo=tz).utcoffset()
-    return january, july
-
-
-def _clock_groups(country: str, year: int) -> list[list[Zone]]:
-    """The country's zones grouped by the clock they keep in `year`, in zone.tab's order."""
-    groups: dict[tuple[object, object], list[Zone]] = {}
-    for zone in zones_for(country):
-        groups.setdefault(_behaviour(zone, year), []).append(zone)
-    return list(groups.values())
-
-
-def _population(zone: str) -> int:
-    from bot.services import zone_names  # noqa: PLC0415  (it builds on this module)
-
-    return zone_names.population(zone)
-
-
-def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
-    """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
-    keep the same time, so Germany needs no question; the US has several clocks, so it does.
-    Each clock is represented by its most populous zone (Sydney, not Macquarie Island)."""
-    return tuple(
-        max(group, key=lambda z: _population(z.name)) for group in _clock_groups(country, year)
-    )
-
-
-def same_clock(country: str, zone: str, year: int) -> tuple[str, ...]:
-    """The country's zones that keep the same time as `zone` all `year`, itself included."""
-    for group in _clock_groups(country, year):
-        names = tuple(z.name for z in group)
-        if zone in names:
-            return names
-    return (zone,)
+__all__ = [
+    "Zone",
+    "country_names",
+    "distinct_zones",
+    "find_country",
+    "find_timezone",
+    "fold",
+    "main_zones",
+    "same_clock",
+    "zone_label",
+    "zones_by_country",
+    "zones_for",
+]
 
 
 def main_zones(country: str, year: int, limit: int = 8) -> tuple[Zone, ...]:
@@ -130,14 +59,9 @@ def find_timezone(text: str, country: str | None = None, now: datetime | None = 
     exact = _all_zone_names().get(raw.casefold().replace(" ", "_"))
     if exact is not None and "/" in exact:
         return exact
-    # Imported here: zone_names builds on this module's tables.
-    from bot.services import zone_names  # noqa: PLC0415
-
     return zone_names.resolve(raw, country=country, now=now)
 
 
 def zone_label(zone: str, language: str = "en", country: str | None = None) -> str:
     """Words for a time-zone button: "Pacific: Los Angeles, Seattle"."""
-    from bot.services import zone_names  # noqa: PLC0415
-
     return zone_names.zone_label(zone, language, country)

@@ -15,8 +15,8 @@ from functools import cache
 from babel import Locale
 from babel.languages import get_official_languages
 
-from bot.services import geo
 from bot.services.helplines import NAME_LANGUAGES, Country
+from bot.services.zone_table import country_names, fold
 
 # Leading words people put before a name ("the Netherlands", "la France", "in Scotland"):
 # a grammar fact, not country data, so it stays with the matching that needs it.
@@ -41,28 +41,28 @@ def english_name(code: str, book: Mapping[str, Country]) -> str:
     entry = book.get(code)
     if entry is not None:
         return entry.name
-    return _babel_names("en").get(code) or geo.country_names().get(code, code)
+    return _babel_names("en").get(code) or country_names().get(code, code)
 
 
 def _index(book: Mapping[str, Country], aliases: Mapping[str, str]) -> dict[str, str]:
-    iso = geo.country_names()
+    iso = country_names()
     index: dict[str, str] = {}
     # Parts first: "Scotland" means Scotland even where an alias once said GB.
     for code, entry in book.items():
         if entry.part_of:
             for name in (entry.name, *entry.names.values()):
-                index.setdefault(geo.fold(name), code)
+                index.setdefault(fold(name), code)
     for alias, code in aliases.items():
-        index.setdefault(geo.fold(alias), code)
+        index.setdefault(fold(alias), code)
     for code, entry in book.items():
         if code in iso:
-            index.setdefault(geo.fold(entry.name), code)
+            index.setdefault(fold(entry.name), code)
     for language in NAME_LANGUAGES:
         for code, name in _babel_names(language).items():
             if code in iso:
-                index.setdefault(geo.fold(name), code)
+                index.setdefault(fold(name), code)
     for code, name in iso.items():
-        index.setdefault(geo.fold(name), code)
+        index.setdefault(fold(name), code)
     return index
 
 
@@ -78,9 +78,9 @@ class Places:
         None. "I'm in Scotland" and "la France" work; a bare two-letter code counts only in
         capitals ("DE", not "de", which is also a word)."""
         stripped = text.strip()
-        if len(stripped) == 2 and stripped.isupper() and stripped in geo.country_names():
+        if len(stripped) == 2 and stripped.isupper() and stripped in country_names():
             return stripped
-        words = geo.fold(stripped).split()
+        words = fold(stripped).split()
         if not words or len(words) > 8:
             return None
         # Longest tail first: "united states" before "states".

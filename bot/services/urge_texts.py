@@ -115,7 +115,7 @@ def validate_urge_texts(raw: object) -> list[Problem]:
         problems.append(
             Problem(
                 _deepest(raw, "urge.surf.step1"),
-                f"urge.surf needs step1, step2, ... in sequence, at least {MIN_SURF_STEPS}",
+                f"surf steps need keys step1, step2, ... in order, at least {MIN_SURF_STEPS}",
             )
         )
 

