@@ -25,6 +25,7 @@ from bot.handlers.basics import Basics
 from bot.handlers.router import Router
 from bot.handlers.setup import Setup
 from bot.http import AiohttpRequest
+from bot.intake import build_intake_bot
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.send_policy import SendPolicy
 
@@ -83,18 +84,21 @@ def build_application(
     processor = CrisisFirstUpdateProcessor(
         lambda text: services.content.detector.detect(text) is not None
     )
+    # The bot parses each fetched update on its own (bot/intake.py).
+    intake_bot = build_intake_bot(
+        settings.token,
+        base_url=settings.api_url,
+        # Enough connections for the concurrent updates' and the daily prompts' sends.
+        request=http_transport(settings.http_timeout, pool=64),
+        get_updates_request=http_transport(settings.http_timeout, pool=1),
+        rate_limiter=SendPolicy(throttle=throttle, base_delay=backoff),
+    )
     builder = (
         ApplicationBuilder()
-        .token(settings.token)
+        .bot(intake_bot)
         .context_types(ContextTypes(context=Context))
-        .rate_limiter(SendPolicy(throttle=throttle, base_delay=backoff))
         .concurrent_updates(processor)
-        # Enough connections for the concurrent updates' and the daily prompts' sends.
-        .request(http_transport(settings.http_timeout, pool=64))
-        .get_updates_request(http_transport(settings.http_timeout, pool=1))
     )
-    if settings.api_url:
-        builder = builder.base_url(settings.api_url)
     app: StApp = builder.build()
     app.bot_data[SERVICES_KEY] = services
 

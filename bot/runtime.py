@@ -12,14 +12,13 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from telegram import Update
-
 from bot.app import Features, StApp, build_application, menu_commands
 from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
 from bot.datalock import DataDirLock
+from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.services.people import PeopleService
 from bot.storage.database import Database
@@ -124,7 +123,7 @@ class Runtime:
         assert app.updater is not None
         await app.updater.start_polling(
             poll_interval=self._poll_interval,
-            allowed_updates=Update.ALL_TYPES,
+            allowed_updates=list(ALLOWED_UPDATES),
             drop_pending_updates=False,
         )
         await app.start()
