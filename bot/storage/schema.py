@@ -124,4 +124,22 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (
+        2,
+        """
+        -- A rotation in progress: the next master key's check value and wrapped pseudonym
+        -- key, and every data key wrapped under it too. Both keys open the store until
+        -- `keys retire` makes the next key the only one.
+        CREATE TABLE next_master (
+            key_id INTEGER PRIMARY KEY,
+            check_value BLOB NOT NULL,
+            pseudonym_key BLOB NOT NULL
+        );
+        CREATE TABLE data_keys_next (
+            person_id TEXT PRIMARY KEY,
+            wrapped BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        """,
+    ),
 )

@@ -124,7 +124,7 @@ async def sealed_material(*dbs: Database) -> list[bytes]:
     for db in dbs:
         tables = await db.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")
         for table in tables:
-            rows = await db.fetch_all(f"SELECT * FROM {table['name']}")  # noqa: S608 - schema names
+            rows = await db.fetch_all(f"SELECT * FROM {table['name']}")
             blobs += [bytes(v) for row in rows for v in row if isinstance(v, bytes) and len(v) > 16]
     return blobs
 

@@ -15,18 +15,27 @@ from bot.config import ConfigError, load_settings, read_dotenv
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
 
 
-def run_cli(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    env: dict[str, str], *args: str, cwd: Path, stdout: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """`stdout=None` runs the command with its standard output closed (a lost terminal)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         env=clean,
         cwd=cwd,
-        capture_output=True,
+        stdout=stdout if stdout is not None else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
         timeout=60,
         check=False,
+        preexec_fn=None if stdout is not None else _close_stdout,
     )
+
+
+def _close_stdout() -> None:
+    os.close(1)
 
 
 @pytest.mark.parametrize(
