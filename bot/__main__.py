@@ -20,7 +20,7 @@ from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
 from bot.storage.database import StorageError
-from bot.storage.keystore import RotationError, WrongMasterKeyError
+from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
@@ -134,6 +134,7 @@ async def _rotate(settings: Settings, new_key_file: Path | None) -> int:
     lock.acquire()
     try:
         old = resolve_master_key(settings, rotating=True)
+        await (await KeyStore.open(settings.key_db, old)).close()  # a wrong key: one line
         delivered = deliver_new_key(settings, new_key_file)
         try:
             count = await stage_rotation(settings, old, delivered.key)

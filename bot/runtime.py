@@ -22,6 +22,7 @@ from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.services.people import PeopleService
 from bot.storage.database import Database
+from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
@@ -49,6 +50,12 @@ async def open_storage(settings: Settings) -> Storage:
     try:
         db = await Database.open(settings.data_db, MIGRATIONS)
     except BaseException:
+        await keys.close()
+        raise
+    try:
+        await move_legacy_rows(db, keys)
+    except BaseException:
+        await db.close()
         await keys.close()
         raise
     return Storage(db, keys)

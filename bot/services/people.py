@@ -117,8 +117,14 @@ class PeopleService:
             self._pending_ids[:0] = pending  # keep them for the next try
             raise
 
-    def person_id(self, user_id: int) -> str:
+    def _handle(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
+
+    def person_id(self, user_id: int) -> str:
+        """The person's random row id; for someone unknown, their handle, which is never a
+        row id (another shape), so it finds nothing."""
+        handle = self._handle(user_id)
+        return self.keys.row_id(handle) or handle
 
     def _now(self) -> int:
         return int(self._clock().timestamp())
@@ -128,25 +134,29 @@ class PeopleService:
         if cached is not None:
             self._ciphers.move_to_end(person_id)
             return cached
-        key = await self.keys.data_key(person_id)
+        owner = self.keys.owner_of(person_id)
+        if owner is None:
+            return None
+        key = await self.keys.data_key(owner)
         if key is None:
             if not create:
                 return None
-            key = await self.keys.create_data_key(person_id)
-        return self._remember(PersonCipher(person_id, key))
+            key = await self.keys.create_data_key(owner)
+        return self._remember(person_id, PersonCipher(owner, key))
 
-    def _remember(self, cipher: PersonCipher) -> PersonCipher:
-        self._ciphers[cipher.owner] = cipher
-        self._ciphers.move_to_end(cipher.owner)
+    def _remember(self, person_id: str, cipher: PersonCipher) -> PersonCipher:
+        self._ciphers[person_id] = cipher
+        self._ciphers.move_to_end(person_id)
         while len(self._ciphers) > _CIPHER_CACHE_SIZE:
             self._ciphers.popitem(last=False)
         return cipher
 
     async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
         missing = [p for p in person_ids if p not in self._ciphers]
-        if missing:
-            for pid, key in (await self.keys.data_keys(missing)).items():
-                self._remember(PersonCipher(pid, key))
+        owners = {o: p for p in missing if (o := self.keys.owner_of(p)) is not None}
+        if owners:
+            for owner, key in (await self.keys.data_keys(list(owners))).items():
+                self._remember(owners[owner], PersonCipher(owner, key))
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
@@ -179,7 +189,7 @@ class PeopleService:
         return self.open_row(row, cipher)
 
     async def create(self, user_id: int, chat_id: int, state: str) -> Person:
-        person_id = self.person_id(user_id)
+        person_id = await self.keys.identity(self._handle(user_id))
         if await self.store.get(person_id) is not None and await self.cipher(person_id) is None:
             await self.store.delete(person_id)  # leftovers of a half-finished /forget
         cipher = await self.cipher(person_id, create=True)
@@ -221,7 +231,7 @@ class PeopleService:
         """Destroy the key first: if deleting rows then fails, they are already unreadable."""
         self._pending_ids = [e for e in self._pending_ids if e[0] != person_id]
         try:
-            await self.keys.destroy_data_key(person_id)
+            await self.keys.destroy_identity(person_id)
         finally:
             # Even if scrubbing the key store's WAL failed, the key is gone: never seal
             # anything more with the cached copy.

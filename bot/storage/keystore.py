@@ -10,6 +10,7 @@ opens the store; only `retire`, run with the next key, makes it the one key.
 
 from __future__ import annotations
 
+import secrets
 import time
 from pathlib import Path
 
@@ -22,6 +23,11 @@ from bot.storage.schema import KEYSTORE_MIGRATIONS
 _PSEUDONYM_LABEL = "pseudonym"
 _CURRENT = "data_keys"
 _NEXT = "data_keys_next"
+
+
+def new_row_id() -> str:
+    """Random, so nothing about the person (not even an HMAC under a key we keep) is in it."""
+    return "r" + secrets.token_hex(16)
 
 
 class WrongMasterKeyError(Exception):
@@ -37,6 +43,10 @@ class KeyStore:
         self.db = db
         self._master = master
         self._table = _CURRENT  # where this master key's wraps are
+        # identities, in memory: a Telegram user's row id is needed synchronously (the
+        # crisis path looks it up before anything may wait).
+        self._row_of: dict[str, str] = {}
+        self._owner_of: dict[str, str] = {}
 
     @classmethod
     async def open(cls, path: Path, master: MasterKey) -> KeyStore:
@@ -44,6 +54,7 @@ class KeyStore:
         store = cls(db, master)
         try:
             await store._check_or_initialise()
+            await store._load_identities()
         except BaseException:
             await db.close()
             raise
@@ -74,6 +85,73 @@ class KeyStore:
                 "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
                 (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
             )
+
+    async def _load_identities(self) -> None:
+        for row in await self.db.fetch_all("SELECT handle, row_id, owner FROM identities"):
+            self._row_of[str(row["handle"])] = str(row["row_id"])
+            self._owner_of[str(row["row_id"])] = str(row["owner"])
+
+    # --- identities ----------------------------------------------------------------------
+
+    def row_id(self, handle: str) -> str | None:
+        return self._row_of.get(handle)
+
+    def owner_of(self, row_id: str) -> str | None:
+        """The name of the row's data key and of its sealed texts' owner."""
+        return self._owner_of.get(row_id)
+
+    async def identity(self, handle: str) -> str:
+        """The row id for a handle, making a random one if there is none (safe to repeat)."""
+        known = self._row_of.get(handle)
+        if known is not None:
+            return known
+        row_id = new_row_id()
+        await self.db.execute(
+            "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
+            (handle, row_id, row_id),
+        )
+        self._row_of[handle] = row_id
+        self._owner_of[row_id] = row_id
+        return row_id
+
+    async def destroy_identity(self, row_id: str) -> None:
+        """Cut the link and shred the key, in one transaction: afterwards nothing here names
+        the row id, so no copy of the data database can be tied to the person."""
+        owner = self._owner_of.get(row_id, row_id)
+        async with self.db.transaction() as conn:
+            await conn.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
+            for table in (_CURRENT, _NEXT):
+                await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
+        self._owner_of.pop(row_id, None)
+        for handle in [h for h, r in self._row_of.items() if r == row_id]:
+            del self._row_of[handle]
+        await self.db.checkpoint()
+
+    async def adopt_legacy_keys(self) -> dict[str, str]:
+        """Data keys from before identities (named by the handle itself) get a random row id.
+        Returns handle -> row id for every such person, to move their data rows."""
+        async with self.db.transaction() as conn:
+            rows = list(
+                await conn.execute_fetchall(
+                    f"SELECT person_id FROM {_CURRENT} WHERE person_id NOT IN"  # noqa: S608 - constant table
+                    " (SELECT owner FROM identities)"
+                )
+            )
+            for row in rows:
+                handle = str(row["person_id"])
+                await conn.execute(
+                    "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
+                    (handle, new_row_id(), handle),
+                )
+            legacy = list(
+                await conn.execute_fetchall(
+                    "SELECT handle, row_id FROM identities WHERE owner = handle"
+                )
+            )
+        self._row_of.clear()
+        self._owner_of.clear()
+        await self._load_identities()
+        return {str(r["handle"]): str(r["row_id"]) for r in legacy}
 
     async def pseudonym_key(self) -> bytes:
         if self._table == _NEXT:

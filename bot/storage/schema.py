@@ -12,7 +12,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         1,
         """
         CREATE TABLE people (
-            person_id TEXT PRIMARY KEY,           -- HMAC of the Telegram user id
+            person_id TEXT PRIMARY KEY,           -- random row id (keystore: identities)
             chat_enc BLOB NOT NULL,               -- sealed chat id
             profile_enc BLOB NOT NULL,            -- sealed JSON settings (country, timezone, ...)
             state TEXT NOT NULL DEFAULT '',       -- conversation position, never user text
@@ -139,6 +139,22 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
             person_id TEXT PRIMARY KEY,
             wrapped BLOB NOT NULL,
             created_at INTEGER NOT NULL
+        );
+        """,
+    ),
+    (
+        3,
+        """
+        -- The only link from a Telegram user to their rows: the data database keys rows by
+        -- a random row id, and this mapping (with the data key) is deleted on /forget, so
+        -- no copy of the data database, however old, leads back to the person.
+        -- `owner` names the data key and is bound into every sealed text's associated
+        -- data: the row id for people who joined since, the handle for people who joined
+        -- before (their texts were sealed under it; it never leaves this file).
+        CREATE TABLE identities (
+            handle TEXT PRIMARY KEY,      -- HMAC of the Telegram user id (pseudonym key)
+            row_id TEXT NOT NULL UNIQUE,  -- random; the data database's person_id
+            owner TEXT NOT NULL UNIQUE    -- data_keys.person_id
         );
         """,
     ),

@@ -93,11 +93,14 @@ def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert first.returncode == 2  # no database yet: a clear line, not a crash
+    new_key = base64.b64encode(os.urandom(32)).decode()
     rotate = run_cli(
-        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1}, "keys", "rotate", cwd=tmp_path
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1, "BOT_NEW_MASTER_KEY": new_key},
+        "keys",
+        "rotate",
+        cwd=tmp_path,
     )
     assert rotate.returncode == 0, rotate.stderr
-    new_key = rotate.stdout.strip().splitlines()[-1]
     wrong = run_cli(
         {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key2}, "keys", "rotate", cwd=tmp_path
     )
@@ -105,7 +108,7 @@ def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:
     assert "master key does not match" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1
     again = run_cli(
-        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": new_key}, "keys", "rotate", cwd=tmp_path
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": new_key}, "keys", "retire", cwd=tmp_path
     )
     assert again.returncode == 0, again.stderr
 
@@ -117,7 +120,8 @@ def test_key_file_is_created_private_and_reused(tmp_path: Path) -> None:
     key_file = data / "master.key"
     assert key_file.stat().st_mode & 0o777 == 0o600
     assert "move it to a secret" in first.stderr
-    second = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "rotate", cwd=tmp_path)
+    assert (data / "master.key.new").stat().st_mode & 0o777 == 0o600
+    second = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "retire", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert not (data / "master.key.new").exists()
 
