@@ -11,9 +11,11 @@ from telegram.error import BadRequest, Forbidden
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
+from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.router import Router
 from bot.handlers.setup import ONBOARDING, STEPS, Setup
+from bot.services.people import UnreadableDataError
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +187,9 @@ async def on_error(update: object, context: Context) -> None:
     log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
     if not isinstance(update, Update) or update.effective_user is None:
         return
+    if isinstance(error, UnreadableDataError) and update.effective_chat and is_private(update):
+        await privacy.offer_erasure(context, update.effective_chat.id)
+        raise ApplicationHandlerStop
     if isinstance(error, Forbidden):
         try:
             people = context.services.people

@@ -17,7 +17,7 @@ from bot.handlers.common import (
     say,
 )
 from bot.handlers.router import Router
-from bot.services.people import Person
+from bot.services.people import Person, UnreadableDataError
 
 log = logging.getLogger(__name__)
 
@@ -68,14 +68,18 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
         return
     if arg not in ("yes", "clear"):
         return
-    person = await current_person(update, context)
-    if person is None:
+    people = context.services.people
+    try:
+        person = await current_person(update, context)
+        person_id = None if person is None else person.person_id
+    except UnreadableDataError as exc:
+        person_id = exc.person_id  # erasing needs no decryption
+    if person_id is None:
         await replace_or_say(context, update, tx("forget.nothing"))
         return
-    people = context.services.people
-    ids = await people.deletable_message_ids(person.person_id) if arg == "clear" else []
+    ids = await people.deletable_message_ids(person_id) if arg == "clear" else []
     # Delete first: a failing Telegram must not be able to cancel the erasure.
-    await people.forget(person.person_id)
+    await people.forget(person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
     await replace_or_say(context, update, tx("forget.done"))
     if ids:
@@ -83,6 +87,16 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
             await delete_quietly(context, chat.id, ids)
         except TelegramError as exc:
             log.warning("chat not cleared after forget: %s", type(exc).__name__)
+
+
+async def offer_erasure(context: Context, chat_id: int) -> None:
+    """Their data no longer opens: say so plainly, and offer the one thing that still works."""
+    tx = context.services.tx
+    buttons = [
+        [(tx("unreadable.btn_erase"), "forget:yes")],
+        [(tx("unreadable.btn_keep"), "forget:no")],
+    ]
+    await say(context, chat_id, tx("unreadable.offer"), buttons=buttons)
 
 
 def register(router: Router) -> None:

@@ -9,7 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot.clock import Clock
-from bot.crypto import PersonCipher, pseudonym
+from bot.crypto import CryptoError, PersonCipher, pseudonym
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
@@ -65,6 +65,15 @@ class Person:
     cipher: PersonCipher = field(repr=False)
     next_due_utc: int | None = None
     next_due_date: str | None = None
+
+
+class UnreadableDataError(Exception):
+    """A person's row or data key no longer opens (corruption, tampering, a rolled-back
+    copy). They can still erase everything: deletion never needs decryption."""
+
+    def __init__(self, person_id: str) -> None:
+        super().__init__("a person's data could not be opened")
+        self.person_id = person_id
 
 
 class PeopleService:
@@ -177,16 +186,20 @@ class PeopleService:
         return await self.load_by_id(self.person_id(user_id))
 
     async def load_by_id(self, person_id: str) -> Person | None:
+        """Raises UnreadableDataError if the row or the key is there but does not open."""
         row = await self.store.get(person_id)
         if row is None:
             return None
-        cipher = await self.cipher(person_id)
-        if cipher is None:
-            # A row without a key is a /forget that stopped half-way (the key goes first):
-            # finish it, so the person can start afresh instead of being locked out.
-            await self.store.delete(person_id)
-            return None
-        return self.open_row(row, cipher)
+        try:
+            cipher = await self.cipher(person_id)
+            if cipher is None:
+                # A row without a key is a /forget that stopped half-way (the key goes
+                # first): finish it, so the person can start afresh instead of being locked out.
+                await self.store.delete(person_id)
+                return None
+            return self.open_row(row, cipher)
+        except (CryptoError, ValueError, TypeError) as exc:  # bad seal, bad JSON, bad fields
+            raise UnreadableDataError(person_id) from exc
 
     async def create(self, user_id: int, chat_id: int, state: str) -> Person:
         person_id = await self.keys.identity(self._handle(user_id))
