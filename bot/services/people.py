@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field, fields
 from datetime import timedelta
@@ -12,6 +13,8 @@ from bot.clock import Clock
 from bot.crypto import CryptoError, PersonCipher, pseudonym
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
+
+log = logging.getLogger(__name__)
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
 # Telegram lets a bot delete messages in a private chat for 48 hours; older ids are useless.
@@ -41,6 +44,9 @@ class Profile:
     shared_device: bool | None = None  # answer to "could someone else read this chat?"
     active_worksheet: str | None = None
     pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
+    # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
+    # the row put back is refused (0: written before revisions existed).
+    revision: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -74,6 +80,10 @@ class UnreadableDataError(Exception):
     def __init__(self, person_id: str) -> None:
         super().__init__("a person's data could not be opened")
         self.person_id = person_id
+
+
+class RolledBackError(UnreadableDataError):
+    """The person's row is older than the newest one written: put back from a copy."""
 
 
 class PeopleService:
@@ -170,6 +180,14 @@ class PeopleService:
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
         profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, row.profile_enc))
+        anchored = self.keys.anchored_version(row.person_id)
+        if profile.revision < anchored:
+            log.warning(
+                "refused a rolled-back person row (revision %d, newest written %d)",
+                profile.revision,
+                anchored,
+            )
+            raise RolledBackError(row.person_id)
         self._cache_prefs(row.person_id, profile)
         return Person(
             person_id=row.person_id,
@@ -219,7 +237,11 @@ class PeopleService:
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
-        """Write profile, state and active flag (one statement, so never half-saved)."""
+        """Write profile, state and active flag (one statement, so never half-saved), then
+        anchor the new revision (a crash between leaves the row newer: it still opens)."""
+        person.profile.revision = (
+            max(person.profile.revision, self.keys.anchored_version(person.person_id)) + 1
+        )
         await self.store.update(
             person.person_id,
             now=self._now(),
@@ -228,6 +250,7 @@ class PeopleService:
             active=person.active,
         )
         self._cache_prefs(person.person_id, person.profile)
+        await self.keys.anchor_version(person.person_id, person.profile.revision)
 
     def _cache_prefs(self, person_id: str, profile: Profile) -> None:
         self.country_cache[person_id] = profile.country

@@ -47,6 +47,7 @@ class KeyStore:
         # crisis path looks it up before anything may wait).
         self._row_of: dict[str, str] = {}
         self._owner_of: dict[str, str] = {}
+        self._version_of: dict[str, int] = {}
 
     @classmethod
     async def open(cls, path: Path, master: MasterKey) -> KeyStore:
@@ -87,9 +88,11 @@ class KeyStore:
             )
 
     async def _load_identities(self) -> None:
-        for row in await self.db.fetch_all("SELECT handle, row_id, owner FROM identities"):
+        rows = await self.db.fetch_all("SELECT handle, row_id, owner, version FROM identities")
+        for row in rows:
             self._row_of[str(row["handle"])] = str(row["row_id"])
             self._owner_of[str(row["row_id"])] = str(row["owner"])
+            self._version_of[str(row["row_id"])] = int(row["version"])
 
     # --- identities ----------------------------------------------------------------------
 
@@ -99,6 +102,21 @@ class KeyStore:
     def owner_of(self, row_id: str) -> str | None:
         """The name of the row's data key and of its sealed texts' owner."""
         return self._owner_of.get(row_id)
+
+    def anchored_version(self, row_id: str) -> int:
+        """The newest version of the person's row ever written; an older one is a rollback."""
+        return self._version_of.get(row_id, 0)
+
+    async def anchor_version(self, row_id: str, version: int) -> None:
+        """Called after the row is written: a crash in between leaves the row newer than the
+        anchor, which opens (and is then anchored); only an older row is refused."""
+        if version <= self._version_of.get(row_id, 0):
+            return
+        await self.db.execute(
+            "UPDATE identities SET version = ? WHERE row_id = ? AND version < ?",
+            (version, row_id, version),
+        )
+        self._version_of[row_id] = version
 
     async def identity(self, handle: str) -> str:
         """The row id for a handle, making a random one if there is none (safe to repeat)."""
@@ -123,6 +141,7 @@ class KeyStore:
             for table in (_CURRENT, _NEXT):
                 await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
         self._owner_of.pop(row_id, None)
+        self._version_of.pop(row_id, None)
         for handle in [h for h, r in self._row_of.items() if r == row_id]:
             del self._row_of[handle]
         await self.db.checkpoint()
@@ -150,6 +169,7 @@ class KeyStore:
             )
         self._row_of.clear()
         self._owner_of.clear()
+        self._version_of.clear()
         await self._load_identities()
         return {str(r["handle"]): str(r["row_id"]) for r in legacy}
 

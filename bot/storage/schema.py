@@ -158,4 +158,12 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (
+        4,
+        """
+        -- The newest revision of the person's sealed settings ever written (it is inside
+        -- the sealed JSON, so it cannot be edited): an older one is a rolled-back row.
+        ALTER TABLE identities ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )

@@ -1,12 +1,14 @@
 """Deletion never depends on decryption: with any kind of row damaged, /forget still
-erases everything, and someone whose data cannot be opened is offered erasure."""
+erases everything, and someone whose data cannot be opened is offered erasure. An older
+copy of a row put back is refused the same way, and logged."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.services.people import RolledBackError
 from bot.storage.database import Database
-from tests.conftest import BotUnderTest
+from tests.conftest import USER, BotUnderTest, buttons_of
 from tests.e2e.test_privacy import PERSON, write_everywhere
 
 # (which database, table, sealed column): every kind of row that holds a ciphertext.
@@ -67,3 +69,30 @@ async def test_forget_works_with_any_kind_of_row_corrupted(
     # ... and they can start afresh.
     await bot.send("/start", user=PERSON)
     await bot.next(PERSON, containing="Which country")
+
+
+async def test_a_rolled_back_row_is_refused_and_reported(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.onboard()
+    people = bot.services.people
+    person = await people.load(USER)
+    assert person is not None and not person.profile.silent
+    db = bot.services.db
+    old = await db.fetch_one(
+        "SELECT profile_enc FROM people WHERE person_id = ?", (person.person_id,)
+    )
+    assert old is not None
+    person.profile.silent = True  # a setting someone would want to undo
+    await people.save(person)
+    await db.execute(
+        "UPDATE people SET profile_enc = ? WHERE person_id = ?",
+        (old["profile_enc"], person.person_id),
+    )
+    await bot.restart()
+    with pytest.raises(RolledBackError):
+        await bot.services.people.load(USER)
+    assert "refused a rolled-back person row" in caplog.text
+    await bot.send("hello")
+    offer = await bot.next(containing="can't be opened")
+    assert any(d == "forget:yes" for _, d in buttons_of(offer))
