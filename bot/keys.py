@@ -17,6 +17,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from bot.config import ConfigError, Settings, decode_master_key
 from bot.crypto import MasterKey, random_key
@@ -25,6 +26,7 @@ from bot.storage.keystore import KeyStore, RotationError
 log = logging.getLogger(__name__)
 
 NEW_KEY_ENV = "BOT_NEW_MASTER_KEY"
+ALLOW_KEY_FILE_ENV = "BOT_ALLOW_KEY_FILE"
 PENDING_SUFFIX = ".new"
 
 
@@ -64,6 +66,22 @@ def read_key_file(path: Path) -> MasterKey:
     except OSError as exc:
         raise ConfigError(f"cannot read key file {path} ({exc.strerror})") from None
     return MasterKey(decode_master_key(text, origin=f"key file {path}"))
+
+
+def require_key_outside_data(settings: Settings) -> None:
+    """Serving real Telegram, a key file beside the databases means a stolen data dir gives
+    everything. Allowed only against a local API (the sandbox, the emulator) or when the
+    operator opts in."""
+    if settings.master_key is not None or os.environ.get(ALLOW_KEY_FILE_ENV, "") == "1":
+        return
+    host = urlsplit(settings.api_url or "https://api.telegram.org").hostname or ""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return
+    raise ConfigError(
+        "BOT_MASTER_KEY is not set: serving Telegram, the master key must not sit beside the "
+        f"databases in {settings.data_dir}. Set BOT_MASTER_KEY (from a secret store), or "
+        f"{ALLOW_KEY_FILE_ENV}=1 to keep master.key there anyway"
+    )
 
 
 def resolve_master_key(settings: Settings, *, rotating: bool = False) -> MasterKey:

@@ -19,7 +19,7 @@ from bot.content import Content, load_content
 from bot.context import Services
 from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
-from bot.keys import resolve_master_key
+from bot.keys import require_key_outside_data, resolve_master_key
 from bot.services.people import PeopleService
 from bot.storage.database import Database
 from bot.storage.identities import move_legacy_rows
@@ -45,6 +45,7 @@ class Storage:
 
 
 async def open_storage(settings: Settings) -> Storage:
+    require_key_outside_data(settings)
     master = resolve_master_key(settings)
     keys = await KeyStore.open(settings.key_db, master)
     try:
