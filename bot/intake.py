@@ -18,6 +18,7 @@ from typing import Any
 from telegram import Update
 from telegram._utils.defaultvalue import DEFAULT_NONE
 from telegram._utils.types import JSONDict, ODVInput, TimePeriod
+from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest
 
@@ -94,8 +95,12 @@ class IntakeBot(ExtBot[Any]):
 
     async def _post(self, endpoint: str, data: JSONDict | None = None, **kwargs: Any) -> Any:
         result = await super()._post(endpoint, data, **kwargs)
-        if endpoint != "getUpdates" or not isinstance(result, list):
+        if endpoint != "getUpdates":
             return result
+        if not isinstance(result, list):
+            # A TelegramError, so PTB's polling loop backs off (1 s, growing to 30 s) instead
+            # of logging the body and asking again at once.
+            raise NetworkError("getUpdates returned something other than a list")
         return self._screen(result)
 
     def _screen(self, batch: list[Any]) -> list[JSONDict]:

@@ -47,11 +47,12 @@ async def test_an_old_backup_holds_no_link_after_forget(bot: BotUnderTest, tmp_p
     keys = await KeyStore.open(bot.settings.key_db, MasterKey(bot.settings.master_key))
     try:
         handle = pseudonym(await keys.pseudonym_key(), USER)
+        in_backup = ids_in(backup)
+        assert handle not in in_backup
+        assert handle.encode() not in file_bytes(backup)[backup.name]
         stayed = keys.row_id(pseudonym(await keys.pseudonym_key(), USER + 1))
         assert keys.row_id(handle) is None
-        in_backup = ids_in(backup)
         assert len(in_backup) == 2 and stayed in in_backup  # the backup does hold them both
-        assert handle.encode() not in file_bytes(backup)[backup.name]
         for row_id in in_backup - {stayed}:
             # Nothing in the key store names the forgotten row: no owner, no key.
             assert keys.owner_of(row_id) is None
