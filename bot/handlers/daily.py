@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -18,7 +19,7 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 
 from bot.context import Context
-from bot.core.callbacks import DailyButton, JournalButton
+from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.core.hub import Hub
 from bot.handlers.common import (
     Button,
@@ -27,6 +28,7 @@ from bot.handlers.common import (
     delete_quietly,
     keyboard,
     pressed_message,
+    replace_or_say,
     say,
     strip_buttons,
 )
@@ -87,6 +89,7 @@ class DailyFeature:
         hub.command("skip", self.skip_command)
         hub.router.on_callback(DailyButton, self.on_button)
         hub.router.on_callback(JournalButton, self.on_journal_button)
+        hub.router.on_callback(UndoButton, self.on_undo)
         hub.router.on_idle_text(self.on_idle_text)
         hub.router.on_edit(self.on_edit)
         hub.on_schedule_changed(self.on_schedule_changed)
@@ -238,13 +241,16 @@ class DailyFeature:
             reply_to = quoted.message_id
         if person.state and reply_to is None:
             return False  # a pending question gets free text, never the journal
+        words = context.services.content.words
+        if context.crisis is not None and words.crisis_only(text, _is_crisis(context)):
+            return False  # "help" alone is a call for help, not a journal entry
         # An explicit reply to a check-in is a journal entry even mid-worksheet.
         prompt_id = await context.services.journal.prompt_for(
             person, reply_to, only_replies=bool(person.state)
         )
         if prompt_id is None:
             return False
-        await context.services.journal.add(person, prompt_id, message.message_id, text)
+        entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)
         log.info("journal entry saved")
         if person.profile.discreet:
@@ -252,8 +258,22 @@ class DailyFeature:
             await delete_quietly(context, person.chat_id, [message.message_id])
         if context.crisis is None:
             # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same.
-            await say(context, person.chat_id, context.tx("journal.saved"), person=person)
+            await say(
+                context,
+                person.chat_id,
+                context.tx("journal.saved"),
+                person=person,
+                buttons=[[(context.tx("journal.btn_undo"), UndoButton(entry_id).encode())]],
+            )
         return True
+
+    async def on_undo(self, update: Update, context: Context, data: UndoButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        removed = await context.services.journal.remove(person, data.value)
+        key = "journal.undone" if removed else "journal.undone_already"
+        await replace_or_say(context, update, context.tx(key), person=person)
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -312,6 +332,11 @@ class DailyFeature:
             context.services.clock(),
             daily_on=schedule_of(person.profile) is not None,
         )
+
+
+def _is_crisis(context: Context) -> Callable[[str], bool]:
+    detector = context.services.content.detector
+    return lambda text: detector.detect(text) is not None
 
 
 def _prompts(context: Context) -> dict[str, str]:

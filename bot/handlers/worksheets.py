@@ -118,6 +118,11 @@ class WorksheetsFeature:
             return
         await self.open_worksheet(context, person, worksheet)
 
+    async def pause_step(self, context: Context, person: Person) -> None:
+        """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
+        await _leave_step(context, person)
+        await context.services.worksheets.pause(person)
+
     # --- commands ---------------------------------------------------------------------
 
     async def list_command(self, update: Update, context: Context) -> None:
