@@ -10,6 +10,8 @@ text (issue 12).
 - Group 99 (the fallback): photos, voice, files, stickers, locations, contacts, unknown
   commands. One kind reply each, saying nothing was kept, with buttons. A feature that
   does keep media in one of its states (the record) answers first, in its own group.
+- A stored state this module does not know (another feature's: the record, the urge flow)
+  is left to that feature's route, words and all: it knows what "cancel" means there.
 
 Every reply names a next step: a button, or a command.
 """
@@ -62,9 +64,15 @@ class ConversationFeature:
         if person is None:
             return  # not started: free text gets "send /start" from the text group
         state = decode_state(person.state)
+        if person.state and state is None:
+            return  # another feature's state (the record, the urge flow): its route decides
         if intent is None and isinstance(state, WorksheetState):
             return  # an emoji can be an answer to a worksheet question
         await remember(context.services, person, message)
+        if not person.active:
+            # They came back by writing rather than /start: sends may resume.
+            await context.services.people.update_chat(person, message.chat_id)
+            await self.hub.schedule_changed(context, person)
         await self.answer(update, context, person, intent)
         raise ApplicationHandlerStop
 

@@ -256,15 +256,16 @@ class DailyFeature:
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.
             await delete_quietly(context, person.chat_id, [message.message_id])
+        undo = [(context.tx("journal.btn_undo_entry"), UndoButton(entry_id).encode())]
         if context.crisis is None:
-            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same.
+            undo = [(context.tx("journal.btn_undo"), UndoButton(entry_id).encode())]
             await say(
-                context,
-                person.chat_id,
-                context.tx("journal.saved"),
-                person=person,
-                buttons=[[(context.tx("journal.btn_undo"), UndoButton(entry_id).encode())]],
+                context, person.chat_id, context.tx("journal.saved"), person=person, buttons=[undo]
             )
+        else:
+            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same,
+            # and the reply gains a quiet way to take it back out.
+            await _add_row(context, person, context.crisis_reply, undo)
         return True
 
     async def on_undo(self, update: Update, context: Context, data: UndoButton) -> None:
@@ -272,8 +273,21 @@ class DailyFeature:
         if person is None:
             return
         removed = await context.services.journal.remove(person, data.value)
-        key = "journal.undone" if removed else "journal.undone_already"
-        await replace_or_say(context, update, context.tx(key), person=person)
+        text = context.tx("journal.undone" if removed else "journal.undone_already")
+        pressed = pressed_message(update)
+        markup = pressed.reply_markup if pressed is not None else None
+        others = [
+            row
+            for row in (markup.inline_keyboard if markup is not None else ())
+            if not any(b.callback_data == data.encode() for b in row)
+        ]
+        if pressed is None or not others:
+            await replace_or_say(context, update, text, person=person)
+            return
+        # Pressed under a crisis reply: its lines and buttons stay, only Undo goes.
+        with contextlib.suppress(BadRequest):
+            await pressed.edit_reply_markup(reply_markup=InlineKeyboardMarkup(others))
+        await say(context, person.chat_id, text, person=person)
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -341,6 +355,19 @@ def _is_crisis(context: Context) -> Callable[[str], bool]:
 
 def _prompts(context: Context) -> dict[str, str]:
     return {p.id: p.text for p in context.services.content.prompts}
+
+
+async def _add_row(
+    context: Context, person: Person, message: Message | None, row: list[Button]
+) -> None:
+    if message is None:
+        return
+    rows = list(message.reply_markup.inline_keyboard) if message.reply_markup else []
+    rows.append(tuple(keyboard([row]).inline_keyboard[0]))
+    with contextlib.suppress(BadRequest):  # the reply is gone: the entry stays, quietly
+        await context.bot.edit_message_reply_markup(
+            person.chat_id, message.message_id, reply_markup=InlineKeyboardMarkup(rows)
+        )
 
 
 async def _drop_buttons(update: Update) -> None:

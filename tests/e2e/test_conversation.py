@@ -292,9 +292,17 @@ async def test_crisis_words_alone_are_never_journal_entries(bot: BotUnderTest) -
     await bot.settle()
     assert await w.journal_size(CHECKED_IN) == 0
     # A sentence of their own with a crisis word in it is theirs to keep.
+    bot.skip_all(CHECKED_IN)
     await bot.send("I was in danger last night and I got out", user=CHECKED_IN)
     await bot.settle()
     assert await w.journal_size(CHECKED_IN) == 1
+    # No cheerful "Saved": the crisis reply itself gains the way to take it back out.
+    reply = bot.unread(CHECKED_IN)[0]
+    await w.press(CHECKED_IN, reply, "Take that out of my journal")
+    assert await w.journal_size(CHECKED_IN) == 0
+    kept = bot.emu.messages_to(CHECKED_IN)[reply.index]
+    assert kept.text == reply.text and buttons_of(kept)  # the lines and their buttons stay
+    assert "Take that out" not in str(buttons_of(kept))
 
 
 async def test_stop_offers_to_pause_or_end_and_end_ends(bot: BotUnderTest) -> None:
@@ -348,3 +356,31 @@ async def test_snooze_says_what_comes_back(bot: BotUnderTest) -> None:
     replies = await w.press(CHECKED_IN, prompt[-1], "Remind me in an hour")
     assert any("today's check-in again" in (m.text or "") for m in replies)
     bot.clock.advance(timedelta(minutes=1))
+
+
+async def test_not_now_in_onboarding_is_acknowledged(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    ask = await bot.next(containing="Which country")
+    await bot.press(ask, data="cty:GB")
+    ask_time = await bot.next(containing="check-in once a day")
+    await bot.press(ask_time, "Not now")
+    await bot.find("no daily check-ins")  # the question itself says so, buttons gone
+    safety = await bot.next(containing="Could someone else read")
+    await bot.press(safety, "Yes, maybe")
+    advice = await bot.next(containing="passcode")
+    await bot.press(advice, "Not now")
+    await bot.find("turn these on at any time")
+    await bot.next(containing="All set")
+
+
+async def test_menu_buttons_run_their_commands(bot: BotUnderTest) -> None:
+    w = Walker(bot)
+    await onboard(w, IDLE, daily=None)
+    menu = (await w.say(IDLE, text("/menu")))[-1]
+    assert "/worksheets" in (menu.text or "")
+    await w.press(IDLE, menu, "Settings")
+    assert "Your settings" in (bot.emu.messages_to(IDLE)[menu.index].text or "")  # in place
+    replies = await w.say(IDLE, text("/nonsense"))
+    assert "don't know that command" in (replies[0].text or "") and buttons_of(replies[0])
+    journal = await w.press(IDLE, replies[0], "My journal")
+    assert any("journal is empty" in (m.text or "") for m in journal)
