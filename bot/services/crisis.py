@@ -82,248 +82,378 @@ Borderline cases, decided:
 
 from __future__ import annotations
 
-import itertools
 import re
-import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from bot.problems import Path, Problem
+from bot.services.crisis_normal import CRY, forms, normalize, spaced_out
+from bot.services.crisis_patterns import Compiled, Macros, PatternError, compile_pattern
+
+__all__ = [
+    "CrisisDetector",
+    "CrisisKind",
+    "CrisisMatch",
+    "normalize",
+    "validate_terms",
+]
 
 
 class CrisisKind(StrEnum):
     DANGER = "danger"
     SELF_HARM = "self_harm"
+    SEXUAL_VIOLENCE = "sexual_violence"
     GENERAL = "general"
 
 
-# Most urgent first: a message with a threat and a plea for help gets the danger reply.
-_URGENCY = (CrisisKind.DANGER, CrisisKind.SELF_HARM, CrisisKind.GENERAL)
+# Most urgent first: a message with a threat and a plea for help gets the danger reply; a
+# threat to life (from someone else, then from oneself) before the sexual-violence reply.
+_URGENCY = (
+    CrisisKind.DANGER,
+    CrisisKind.SELF_HARM,
+    CrisisKind.SEXUAL_VIOLENCE,
+    CrisisKind.GENERAL,
+)
+
+CERTAIN = 1  # the emergency reply at once
+UNCERTAIN = 2  # "Are you safe right now?"
 
 
 @dataclass(frozen=True)
 class CrisisMatch:
-    kind: CrisisKind
-    kinds: frozenset[CrisisKind]
+    """What a message showed: the reply kind and tier to act on, and everything found.
 
-
-_APOSTROPHE = "'"
-# Non-ASCII apostrophes (and the backtick) are replaced before NFKD, which would turn ´
-# into a space and a combining accent.
-_OTHER_APOSTROPHES = "’‘‛`´ʼʻ′＇"
-
-# ASCII after case folding: letters and digits stay, "`" joins "'" as the apostrophe mark,
-# everything else separates words.
-_ASCII_TABLE = str.maketrans(
-    {chr(code): " " for code in range(128) if not chr(code).isalnum() and chr(code) not in "'`"}
-    | {"`": _APOSTROPHE}
-)
-
-# Letters NFKD leaves whole, spelt out so "sœur" and "soeur" meet (ß is casefold()'s job),
-# and characters with a meaning of their own.
-_SPECIAL = {
-    "œ": "oe",
-    "æ": "ae",
-    "ø": "o",
-    "ł": "l",
-    "đ": "d",
-    "ð": "d",
-    "þ": "th",
-    "ı": "i",
-    "\U0001f198": " sos ",  # the SOS emoji
-    # Invisible characters that can sit inside a word.
-    "\u00ad": "",
-    "\u200b": "",
-    "\u200c": "",
-    "\u200d": "",
-    "\u2060": "",
-    "\ufeff": "",
-}
-_TABLE_LIMIT = 20_000
-
-
-class _FoldTable(dict[int, str]):
-    """What each character becomes after NFKD, filled in as characters are first seen.
-
-    Keyed by code point, never by words, so it holds nothing of what people wrote; the size
-    limit only guards against a flood of distinct characters.
+    `kind` and `category` belong to the most urgent finding of the best (lowest) tier;
+    `kinds` and `categories` hold every finding of any tier.
     """
 
-    def __missing__(self, code: int) -> str:
-        char = chr(code)
-        if char in _SPECIAL:
-            value = _SPECIAL[char]
-        elif char == _APOSTROPHE or char.isalnum():
-            value = char
-        elif unicodedata.combining(char):
-            value = ""
-        else:
-            value = " "
-        if len(self) < _TABLE_LIMIT:
-            self[code] = value
-        return value
+    kind: CrisisKind
+    kinds: frozenset[CrisisKind]
+    tier: int = CERTAIN
+    category: str = "help"
+    categories: frozenset[str] = field(default_factory=frozenset)
+
+    @property
+    def certain(self) -> bool:
+        return self.tier == CERTAIN
 
 
-_FOLD_TABLE = _FoldTable()
-
-# Runs of a repeated letter. For ASCII text one substring test per letter is several times
-# cheaper than a regular expression tried at every position; a run of three or more then
-# needs the per-letter pattern. Both are linear.
-_ASCII_RUNS = tuple(
-    (letter * 2, re.compile(letter + "{2,}"), letter) for letter in "abcdefghijklmnopqrstuvwxyz"
-)
-# A letter is a word character that is neither a digit nor "_".
-_REPEATED_LETTER = re.compile(r"([^\W\d_])\1+")
+# Roles a language's list can have besides categories: they shape matches, never match.
+SHIELD = "not_crisis"  # spans that are not a crisis ("help me understand", "if I feel unsafe")
+PAST = "past"  # the sentence tells of the past ("back then", "years ago")
+SAFE_NOW = "safe_now"  # the person says they are safe now ("I'm safe now")
+ROLES = (SHIELD, PAST, SAFE_NOW)
+WORDS = "words"  # a language's named word lists, used in patterns as @name
+LOWERINGS = (PAST, SAFE_NOW)
 
 
-def _fold(text: str) -> str:
-    """Case, accents, ligatures, separators; apostrophes kept as one mark for later."""
-    if text.isascii():
-        return text.casefold().translate(_ASCII_TABLE)
-    for mark in _OTHER_APOSTROPHES:
-        if mark in text:
-            text = text.replace(mark, _APOSTROPHE)
-    # NFKD on both sides of casefold(): compatibility forms such as 𝐇 only become a
-    # foldable "H" after NFKD, and folding can yield letters that decompose again.
-    folded = unicodedata.normalize("NFKD", text).casefold()
-    return unicodedata.normalize("NFKD", folded).translate(_FOLD_TABLE)
+@dataclass(frozen=True)
+class Category:
+    name: str
+    kind: CrisisKind
+    tier: int
+    lowered_by: frozenset[str]  # PAST, SAFE_NOW: what turns its tier 1 into tier 2
 
 
-def _collapse(text: str) -> str:
-    if not text.isascii():
-        return _REPEATED_LETTER.sub(r"\1", text)
-    for pair, run, letter in _ASCII_RUNS:
-        if pair in text:
-            text = text.replace(pair, letter)
-            if pair in text:
-                text = run.sub(letter, text)
-    return text
+@dataclass(frozen=True)
+class _Entry:
+    compiled: Compiled
+    role: str  # a category name, or one of ROLES
+    category: Category | None
 
 
-def _forms(text: str) -> list[list[str]]:
-    """The word sequences a text can be read as: apostrophes joining, then separating."""
-    collapsed = _collapse(_fold(text))
-    if _APOSTROPHE not in collapsed:
-        return [collapsed.split()]
-    pieces = collapsed.split(_APOSTROPHE)
-    joined_text = "".join(pieces)
-    # Joining makes a new run where the same letter stands on both sides of an apostrophe
-    # ("i'll" collapses to "i'l", which joins to "il"); only then is a second pass needed.
-    ends = [piece for piece in pieces if piece]
-    if any(a[-1] == b[0] and a[-1].isalpha() for a, b in itertools.pairwise(ends)):
-        joined_text = _collapse(joined_text)
-    joined = joined_text.split()
-    split = " ".join(pieces).split()
-    return [joined] if split == joined else [joined, split]
+# A sentence ends at . ! ? ; … or a line break followed by space (or the end): "S.O.S." and
+# "want...to...die" stay whole, "It was years ago. He's outside." is two sentences.
+_SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s)|\n")
+_TYPO_MIN = 6  # letters (after doubled letters collapse) before a word is typo-corrected
 
 
-def normalize(text: str) -> str:
-    """The canonical form terms and messages are compared in: words joined by single spaces."""
-    return " ".join(_forms(text)[0])
-
-
-class _Node:
-    __slots__ = ("children", "kinds")
-
-    def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
-        self.kinds: set[CrisisKind] = set()
+def _deletions(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
 
 
 class CrisisDetector:
-    def __init__(self, entries: Iterable[tuple[CrisisKind, str]]) -> None:
-        self._root = _Node()
-        for kind, entry in entries:
-            for words in _forms(entry):
-                if not words:
-                    continue
-                node = self._root
-                for word in words:
-                    node = node.children.setdefault(word, _Node())
-                node.kinds.add(kind)
+    def __init__(
+        self,
+        categories: Mapping[str, Category],
+        entries: Iterable[tuple[str, str, Macros]],
+    ) -> None:
+        """`entries`: (role, pattern, the language's word lists); the role is a category
+        name or one of ROLES."""
+        self._entries: list[_Entry] = []
+        self._by_word: dict[str, list[int]] = {}
+        self._by_stem: dict[str, list[int]] = {}
+        vocabulary: set[str] = set()
+        for role, pattern, macros in entries:
+            compiled = compile_pattern(pattern, macros)
+            index = len(self._entries)
+            self._entries.append(_Entry(compiled, role, categories.get(role)))
+            for word in compiled.anchor.literals:
+                self._by_word.setdefault(word, []).append(index)
+            for stem in compiled.anchor.stems:
+                self._by_stem.setdefault(stem, []).append(index)
+            for word in compiled.words:
+                vocabulary.update(word.split())
+        self._stem_lengths = sorted({len(stem) for stem in self._by_stem})
+        self._vocabulary = frozenset(vocabulary)
+        # Symmetric deletion: a typo (one letter missing, extra, wrong or two swapped) and
+        # the word it stands for share a form with one letter deleted.
+        self._near: dict[str, str | None] = {}
+        for word in sorted(vocabulary):
+            if len(word) < _TYPO_MIN or not word.isalpha():
+                continue
+            for variant in {word} | _deletions(word):
+                if self._near.get(variant, word) != word:
+                    self._near[variant] = None  # two words are this close: guess neither
+                else:
+                    self._near[variant] = word
 
     @classmethod
-    def from_terms(cls, terms: Mapping[str, Mapping[str, Sequence[str]]]) -> CrisisDetector:
-        """Build from the YAML's shape: language -> kind -> entries. Validate first."""
-        entries: list[tuple[CrisisKind, str]] = []
-        for by_kind in terms.values():
-            for kind_name, phrases in by_kind.items():
-                kind = CrisisKind(kind_name)
-                if isinstance(phrases, str):
-                    raise TypeError(f"{kind_name}: expected a list of terms, got one string")
-                entries.extend((kind, phrase) for phrase in phrases)
-        return cls(entries)
+    def from_terms(cls, terms: Mapping[str, Any]) -> CrisisDetector:
+        """Build from the YAML's shape (see content/crisis_terms.yaml). Validate first."""
+        categories = parse_categories(terms["categories"])
+        entries: list[tuple[str, str, Macros]] = []
+        for by_role in terms["languages"].values():
+            macros = by_role.get(WORDS, {})
+            for role, patterns in by_role.items():
+                if role == WORDS:
+                    continue
+                if isinstance(patterns, str):
+                    raise TypeError(f"{role}: expected a list of patterns, got one string")
+                entries.extend((role, pattern, macros) for pattern in patterns)
+        return cls(categories, entries)
+
+    def _candidates(self, words: list[str]) -> set[int]:
+        found: set[int] = set()
+        by_word, by_stem = self._by_word, self._by_stem
+        for word in words:
+            hits = by_word.get(word)
+            if hits:
+                found.update(hits)
+            for length in self._stem_lengths:
+                if length > len(word):
+                    break
+                hits = by_stem.get(word[:length])
+                if hits:
+                    found.update(hits)
+        return found
+
+    def _corrected(self, words: list[str]) -> list[str] | None:
+        """The words with likely typos replaced by the term words they stand for (the
+        replacements in upper case, so a match can tell it relied on one), or None."""
+        changed = False
+        out = []
+        for word in words:
+            if len(word) >= _TYPO_MIN and word not in self._vocabulary:
+                guess = self._near.get(word)
+                if guess is None:
+                    for variant in _deletions(word):
+                        guess = self._near.get(variant)
+                        if guess is not None:
+                            break
+                # Same first letter, and not a word with an ending added or cut: that is
+                # inflection ("auxilios", "helped"), not a typo.
+                if (
+                    guess is not None
+                    and guess[0] == word[0]
+                    and guess[:-1] != word
+                    and word[:-1] != guess
+                ):
+                    out.append(guess.upper())
+                    changed = True
+                    continue
+            out.append(word)
+        return out if changed else None
+
+    def _readings(self, sentence: str) -> list[tuple[list[str], bool]]:
+        """The word sequences to match, each marked True when it holds a typo guess."""
+        readings = [(words, False) for words in forms(sentence)]
+        spaced = spaced_out(sentence)
+        if spaced is not None:
+            readings.extend((words, False) for words in forms(spaced))
+        for words, _ in list(readings):
+            if CRY in words:
+                readings.append(([w for w in words if w != CRY], False))
+        for words, _ in list(readings):
+            corrected = self._corrected(words)
+            if corrected is not None:
+                readings.append((corrected, True))
+        return readings
+
+    def _sentence(self, sentence: str) -> tuple[list[tuple[Category, int]], bool, bool]:
+        """(category, tier) of every term not inside a not_crisis span; past; safe now."""
+        found: list[tuple[Category, int]] = []
+        past = safe = False
+        for words, guessed in self._readings(sentence):
+            candidates = self._candidates([w.lower() for w in words] if guessed else words)
+            if not candidates:
+                continue
+            text = marked = " " + " ".join(words) + " "
+            if guessed:
+                # Only matches that use a guessed word are new in this reading.
+                marked, text = text, text.lower()
+            shields: list[tuple[int, int]] = []
+            hits: list[tuple[_Entry, int, int]] = []
+            for index in candidates:
+                entry = self._entries[index]
+                for m in entry.compiled.regex.finditer(text):
+                    if entry.role == SHIELD:
+                        shields.append(m.span())
+                    elif entry.role == PAST:
+                        past = True
+                    elif entry.role == SAFE_NOW:
+                        safe = True
+                    else:
+                        hits.append((entry, *m.span()))
+            for entry, start, end in hits:
+                # A not_crisis span that shares a word with a term takes it out ("please
+                # help me pick a time" overlaps "help me pick"). Spans carry a space at
+                # each end, which neighbouring spans share, hence the slack of one.
+                if any(s < end - 1 and start + 1 < e for s, e in shields):
+                    continue
+                if guessed and marked[start:end] == text[start:end]:
+                    continue
+                category = entry.category
+                assert category is not None
+                tier = entry.compiled.tier or category.tier
+                # A match that needed a typo guess is a weak match: ask, don't alarm.
+                found.append((category, UNCERTAIN if guessed else tier))
+        return found, past, safe
 
     def detect(self, text: str) -> CrisisMatch | None:
-        found: set[CrisisKind] = set()
-        root = self._root.children
-        for words in _forms(text):
-            # Most messages share no word with the first words of any term: one set
-            # operation in C settles them.
-            if root.keys().isdisjoint(words):
+        findings: list[tuple[Category, int, bool]] = []  # (category, tier, told as past)
+        safe_now = False
+        for sentence in _SENTENCE_END.split(text):
+            if not sentence.strip():
                 continue
-            end = len(words)
-            for start in [i for i, word in enumerate(words) if word in root]:
-                node: _Node | None = root[words[start]]
-                position = start + 1
-                while node is not None:
-                    found |= node.kinds
-                    if position == end:
-                        break
-                    node = node.children.get(words[position])
-                    position += 1
-        if not found:
+            found, past, safe = self._sentence(sentence)
+            safe_now |= safe
+            findings.extend((c, t, past) for c, t in found)
+        lowered = [
+            (c, _lowered(c, t, past=past, safe_now=safe_now)) for c, t, past in findings
+        ]
+        kept = [(c, t) for c, t in lowered if t]
+        if not kept:
             return None
-        kind = next(k for k in _URGENCY if k in found)
-        return CrisisMatch(kind=kind, kinds=frozenset(found))
+        tier = min(t for _, t in kept)
+        best = min((c for c, t in kept if t == tier), key=lambda c: _URGENCY.index(c.kind))
+        return CrisisMatch(
+            kind=best.kind,
+            kinds=frozenset(c.kind for c, _ in kept),
+            tier=tier,
+            category=best.name,
+            categories=frozenset(c.name for c, _ in kept),
+        )
+
+
+def _lowered(category: Category, tier: int, *, past: bool, safe_now: bool) -> int:
+    """Past or "safe now" (once, whichever applies) turn tier 1 into 2 and drop a tier-2
+    finding (0): "I was scared of him back then" is not a crisis."""
+    if not ((past and PAST in category.lowered_by) or (safe_now and SAFE_NOW in category.lowered_by)):
+        return tier
+    return UNCERTAIN if tier == CERTAIN else 0
+
+
+def parse_categories(raw: Mapping[str, Any]) -> dict[str, Category]:
+    return {
+        name: Category(
+            name=name,
+            kind=CrisisKind(spec["kind"]),
+            tier=int(spec["tier"]),
+            lowered_by=frozenset(spec.get("lowered_by", [])),
+        )
+        for name, spec in raw.items()
+    }
 
 
 _LANGUAGE = re.compile(r"[a-z]{2}")
-_KIND_NAMES = frozenset(k.value for k in CrisisKind)
+_NAME = re.compile(r"[a-z][a-z_]*")
+
+
+def _validate_categories(raw: object) -> tuple[set[str], list[Problem]]:
+    kinds = ", ".join(k.value for k in CrisisKind)
+    if not isinstance(raw, Mapping) or not raw:
+        return set(), [Problem(("categories",), "must map category names to kind and tier")]
+    problems: list[Problem] = []
+    names: set[str] = set()
+    for name, spec in raw.items():
+        path: Path = ("categories", str(name))
+        if not isinstance(name, str) or not _NAME.fullmatch(name) or name in ROLES:
+            problems.append(Problem(path, f"use a lower-case name other than {', '.join(ROLES)}"))
+            continue
+        names.add(name)
+        if not isinstance(spec, Mapping):
+            problems.append(Problem(path, "must be a mapping with kind and tier"))
+            continue
+        unknown = set(spec) - {"kind", "tier", "lowered_by", "about"}
+        if unknown:
+            problems.append(Problem(path, f"unknown keys: {', '.join(sorted(map(str, unknown)))}"))
+        if spec.get("kind") not in {k.value for k in CrisisKind}:
+            problems.append(Problem((*path, "kind"), f"use one of: {kinds}"))
+        if spec.get("tier") not in (CERTAIN, UNCERTAIN) or isinstance(spec.get("tier"), bool):
+            problems.append(Problem((*path, "tier"), "must be 1 (certain) or 2 (uncertain)"))
+        lowered = spec.get("lowered_by", [])
+        if not isinstance(lowered, list) or not set(lowered) <= set(LOWERINGS):
+            problems.append(
+                Problem((*path, "lowered_by"), f"must be a list of: {', '.join(LOWERINGS)}")
+            )
+    return names, problems
 
 
 def validate_terms(raw: object) -> list[Problem]:
     """Every problem in a parsed crisis-terms document; [] means `from_terms` is safe."""
-    if not isinstance(raw, Mapping):
-        return [Problem((), "the file must be a mapping from language code to kinds")]
-    known = ", ".join(k.value for k in CrisisKind)
-    problems: list[Problem] = []
-    for language, by_kind in raw.items():
+    if not isinstance(raw, Mapping) or set(raw) != {"categories", "languages"}:
+        return [Problem((), "the file must be a mapping with 'categories' and 'languages'")]
+    names, problems = _validate_categories(raw["categories"])
+    languages = raw["languages"]
+    if not isinstance(languages, Mapping) or not languages:
+        return [*problems, Problem(("languages",), "must map language codes to categories")]
+    known = ", ".join(sorted(names) + list(ROLES))
+    for language, by_role in languages.items():
+        where: Path = ("languages", str(language))
         if isinstance(language, bool):
-            problems.append(
-                Problem((str(language),), "quote the code: YAML reads a bare no or on as a boolean")
-            )
+            problems.append(Problem(where, "quote the code: YAML reads a bare no or on as a boolean"))
         elif not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
-            problems.append(
-                Problem((str(language),), "use a two-letter ISO 639-1 code in lower case")
-            )
-        if not isinstance(by_kind, Mapping) or not by_kind:
-            problems.append(Problem((str(language),), f"must map kinds ({known}) to lists"))
+            problems.append(Problem(where, "use a two-letter ISO 639-1 code in lower case"))
+        if not isinstance(by_role, Mapping) or not by_role:
+            problems.append(Problem(where, f"must map categories ({known}) to lists"))
             continue
-        # Within one language a phrase means one thing; the same normalised phrase twice is
-        # a copy, or a contradiction when the kinds differ.
+        # Within one language a pattern means one thing; the same normalised pattern twice
+        # is a copy, or a contradiction when the categories differ.
         seen: dict[str, Path] = {}
-        for kind, phrases in by_kind.items():
-            kind_path: Path = (str(language), str(kind))
-            if kind not in _KIND_NAMES:
-                problems.append(Problem(kind_path, f"unknown kind; use one of: {known}"))
-            if not isinstance(phrases, list):
-                problems.append(Problem(kind_path, "must be a list of words or phrases"))
+        macros = by_role.get(WORDS, {})
+        if not isinstance(macros, Mapping) or not all(
+            isinstance(v, list) and v and all(isinstance(w, str) and w.strip() for w in v)
+            for v in macros.values()
+        ):
+            problems.append(Problem((*where, WORDS), "must map names to lists of phrases"))
+            continue
+        for role, patterns in by_role.items():
+            if role == WORDS:
                 continue
-            for index, phrase in enumerate(phrases):
-                path: Path = (*kind_path, index)
-                if not isinstance(phrase, str) or not phrase.strip():
-                    problems.append(Problem(path, "must be a non-empty word or phrase"))
+            role_path: Path = (*where, str(role))
+            if role not in names and role not in ROLES:
+                problems.append(Problem(role_path, f"unknown category; use one of: {known}"))
+            if not isinstance(patterns, list):
+                problems.append(Problem(role_path, "must be a list of patterns"))
+                continue
+            for index, pattern in enumerate(patterns):
+                path: Path = (*role_path, index)
+                if not isinstance(pattern, str) or not pattern.strip():
+                    problems.append(Problem(path, "must be a non-empty pattern"))
                     continue
-                canonical = normalize(phrase)
-                if not canonical:
-                    problems.append(Problem(path, f"{phrase!r} has no letters or digits to match"))
+                try:
+                    compile_pattern(pattern, macros)
+                except PatternError as exc:
+                    problems.append(Problem(path, f"{pattern!r}: {exc}"))
                     continue
+                canonical = " ".join(normalize(p) or p for p in pattern.split())
                 first = seen.get(canonical)
                 if first is not None:
-                    where = ".".join(str(p) for p in first)
-                    problems.append(Problem(path, f"{phrase!r} duplicates {where} once normalised"))
+                    at = ".".join(str(p) for p in first)
+                    problems.append(Problem(path, f"{pattern!r} duplicates {at} once normalised"))
                 else:
                     seen[canonical] = path
     return problems
