@@ -164,9 +164,10 @@ class _Entry:
     category: Category | None
 
 
-# A sentence ends at . ! ? ; … or a line break followed by space (or the end): "S.O.S." and
-# "want...to...die" stay whole, "It was years ago. He's outside." is two sentences.
-_SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s)|\n")
+# A sentence ends at . ! ? ; … followed by a space, or at a blank line: "S.O.S." and
+# "want...to...die" stay whole, "It was years ago. He's outside." is two sentences. A single
+# line break does not end one: people break lines in the middle of a phrase.
+_SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
 _TYPO_MIN = 6  # letters (after doubled letters collapse) before a word is typo-corrected
 
 
@@ -324,13 +325,18 @@ class CrisisDetector:
 
     def detect(self, text: str) -> CrisisMatch | None:
         findings: list[tuple[Category, int, bool]] = []  # (category, tier, told as past)
-        safe_now = False
-        for sentence in _SENTENCE_END.split(text):
-            if not sentence.strip():
-                continue
+        safe_now = any_past = False
+        sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+        for sentence in sentences:
             found, past, safe = self._sentence(sentence)
             safe_now |= safe
+            any_past |= past
             findings.extend((c, t, past) for c, t in found)
+        if len(sentences) > 1:
+            # Read whole as well, for a phrase that trails off across "..." or "!"; the
+            # past anywhere in the message then counts for what only this reading finds.
+            found, _, _ = self._sentence(text)
+            findings.extend((c, t, any_past) for c, t in found)
         lowered = [
             (c, _lowered(c, t, past=past, safe_now=safe_now)) for c, t, past in findings
         ]
