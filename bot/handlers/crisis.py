@@ -4,6 +4,9 @@ The reply goes out before anything touches storage. The country comes from memor
 cache miss storage gets LOOKUP_BUDGET seconds, then the international list is used. The
 message is not consumed: a worksheet answer or journal reply that contains a crisis word is
 still saved by the later groups, which see `context.crisis`.
+
+Only a tier-1 (certain) match gets the emergency reply; a tier-2 one gets the "Are you safe
+right now?" check of bot/handlers/safety_check.py, on the same path.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.context import Context
+from bot.handlers import safety_check
 from bot.handlers.common import Button, delete_quietly, is_private, say
 from bot.handlers.router import Router
 from bot.handlers.setup import country_name
@@ -142,7 +146,7 @@ async def reply_early(update: Update, application: Any) -> None:
     match = context.services.content.detector.detect(text) if text else None
     if match is None or command:
         return
-    sent = await send_crisis_reply(update, context, match.kind, message)
+    sent = await respond(update, context, match, message)
     _early(application)[update.update_id] = (match, sent)
 
 
@@ -162,10 +166,19 @@ async def on_message(update: Update, context: Context) -> None:
         return
     context.crisis = match
     try:
-        context.crisis_reply = await send_crisis_reply(update, context, match.kind, message)
+        context.crisis_reply = await respond(update, context, match, message)
     except Exception as exc:
         # Whatever Telegram said, what they wrote must still be saved by the later groups.
         log.warning("crisis reply not sent: %s", type(exc).__name__)
+
+
+async def respond(
+    update: Update, context: Context, match: CrisisMatch, trigger: Message | None
+) -> Message | None:
+    """The emergency reply when the match is certain, the safety check when it is not."""
+    if match.certain:
+        return await send_crisis_reply(update, context, match.kind, trigger)
+    return await safety_check.send_check(update, context, match, trigger)
 
 
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:
@@ -215,3 +228,4 @@ async def on_button(update: Update, context: Context, arg: str) -> None:
 
 def register(router: Router) -> None:
     router.on_callback("crisis", on_button)
+    safety_check.register(router)

@@ -337,9 +337,7 @@ class CrisisDetector:
             # past anywhere in the message then counts for what only this reading finds.
             found, _, _ = self._sentence(text)
             findings.extend((c, t, any_past) for c, t in found)
-        lowered = [
-            (c, _lowered(c, t, past=past, safe_now=safe_now)) for c, t, past in findings
-        ]
+        lowered = [(c, _lowered(c, t, past=past, safe_now=safe_now)) for c, t, past in findings]
         kept = [(c, t) for c, t in lowered if t]
         if not kept:
             return None
@@ -357,7 +355,8 @@ class CrisisDetector:
 def _lowered(category: Category, tier: int, *, past: bool, safe_now: bool) -> int:
     """Past or "safe now" (once, whichever applies) turn tier 1 into 2 and drop a tier-2
     finding (0): "I was scared of him back then" is not a crisis."""
-    if not ((past and PAST in category.lowered_by) or (safe_now and SAFE_NOW in category.lowered_by)):
+    by = category.lowered_by
+    if not ((past and PAST in by) or (safe_now and SAFE_NOW in by)):
         return tier
     return UNCERTAIN if tier == CERTAIN else 0
 
@@ -420,7 +419,9 @@ def validate_terms(raw: object) -> list[Problem]:
     for language, by_role in languages.items():
         where: Path = ("languages", str(language))
         if isinstance(language, bool):
-            problems.append(Problem(where, "quote the code: YAML reads a bare no or on as a boolean"))
+            problems.append(
+                Problem(where, "quote the code: YAML reads a bare no or on as a boolean")
+            )
         elif not isinstance(language, str) or not _LANGUAGE.fullmatch(language):
             problems.append(Problem(where, "use a two-letter ISO 639-1 code in lower case"))
         if not isinstance(by_role, Mapping) or not by_role:

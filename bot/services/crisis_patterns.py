@@ -111,7 +111,7 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
         if position in GAPS:
             if positions[index - 1] in GAPS:
                 raise PatternError("two gaps in a row")
-            regex += r"(?:\S+ ){0,%d}" % GAPS[position]
+            regex += r"(?:\S+ ){0,%d}" % GAPS[position]  # noqa: UP031 - braces are regex here
             continue
         if position == NUMBER:
             regex += r"\d\S* "
@@ -127,11 +127,10 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
             regex += "$"
             continue
         optional = position.startswith("[") and position.endswith("]")
-        if optional:
-            position = position[1:-1]
-        if not position or any(c in position for c in "[]"):
+        inner = position[1:-1] if optional else position
+        if not inner or any(c in inner for c in "[]"):
             raise PatternError(f"{position!r}: brackets must wrap a whole position")
-        alternatives = _alternatives(position, macros or {})
+        alternatives = _alternatives(inner, macros or {})
         words.extend(text for text, is_stem in alternatives if not is_stem)
         stems.extend(text for text, is_stem in alternatives if is_stem)
         piece = _regex_of(alternatives) + " "
@@ -146,8 +145,5 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
                 best = (score, Anchor(literals, anchor_stems))
     if best is None:
         raise PatternError("every position is optional; one must be required")
-    if not regex.startswith("^"):
-        regex = " " + regex
-    else:
-        regex = "^ " + regex[1:]
+    regex = "^ " + regex[1:] if regex.startswith("^") else " " + regex
     return Compiled(re.compile(regex), best[1], tier, tuple(words), tuple(stems))

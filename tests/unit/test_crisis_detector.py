@@ -138,7 +138,9 @@ def test_recall_on_must_trigger_is_complete() -> None:
         if got != (kind, tier):
             failures.append(f"line {number}: {message!r} expected {(kind, tier)}, got {got}")
     total = len(_must_trigger())
-    report(f"crisis regression list: {total - len(failures)}/{total} with the expected kind and tier")
+    report(
+        f"crisis regression list: {total - len(failures)}/{total} with the expected kind and tier"
+    )
     assert not failures, "\n".join(failures)
 
 
@@ -547,23 +549,91 @@ def _languages(raw: Any) -> Any:
 @pytest.mark.parametrize(
     ("mutate", "path", "words"),
     [
-        (lambda raw: _languages(raw).update({"EN": {"help": ["x"]}}), ("languages", "EN"), "ISO 639-1"),
-        (lambda raw: _languages(raw).update({"eng": {"help": ["hola"]}}), ("languages", "eng"), "ISO 639-1"),
+        (
+            lambda raw: _languages(raw).update({"EN": {"help": ["x"]}}),
+            ("languages", "EN"),
+            "ISO 639-1",
+        ),
+        (
+            lambda raw: _languages(raw).update({"eng": {"help": ["hola"]}}),
+            ("languages", "eng"),
+            "ISO 639-1",
+        ),
         (lambda raw: _languages(raw).update({"sv": ["hjälp"]}), ("languages", "sv"), "must map"),
-        (lambda raw: _languages(raw).update({False: {"help": ["hjelp"]}}), ("languages", "False"), "quote the code"),
-        (lambda raw: _languages(raw)["de"].update({"dangr": ["x"]}), ("languages", "de", "dangr"), "unknown category"),
-        (lambda raw: _languages(raw)["de"].update({"threat": "Gefahr"}), ("languages", "de", "threat"), "list"),
-        (lambda raw: _languages(raw)["de"]["threat"].insert(3, ""), ("languages", "de", "threat", 3), "non-empty"),
-        (lambda raw: _languages(raw)["de"]["threat"].insert(3, 42), ("languages", "de", "threat", 3), "non-empty"),
-        (lambda raw: _languages(raw)["it"]["help"].insert(0, "!!!"), ("languages", "it", "help", 0), "no letters"),
-        (lambda raw: _languages(raw)["it"]["help"].insert(0, "aiuto .."), ("languages", "it", "help", 0), "gap"),
-        (lambda raw: _languages(raw)["en"]["help"].insert(0, "@nope help"), ("languages", "en", "help", 0), "no such list"),
-        (lambda raw: _languages(raw)["en"].update({WORDS: {"he": "he"}}), ("languages", "en", WORDS), "lists of phrases"),
-        (lambda raw: raw["categories"].update({"bad": {"kind": "x", "tier": 1}}), ("categories", "bad", "kind"), "use one of"),
-        (lambda raw: raw["categories"].update({"bad": {"kind": "danger", "tier": 3}}), ("categories", "bad", "tier"), "1 (certain) or 2"),
-        (lambda raw: raw["categories"].update({"bad": {"kind": "danger", "tier": 1, "lowered_by": ["x"]}}), ("categories", "bad", "lowered_by"), "list of"),
-        (lambda raw: raw["categories"].update({"past": {"kind": "danger", "tier": 1}}), ("categories", "past"), "other than"),
-        (lambda raw: raw["categories"].update({"bad": {"kind": "danger", "tier": 1, "colour": 1}}), ("categories", "bad"), "unknown keys"),
+        (
+            lambda raw: _languages(raw).update({False: {"help": ["hjelp"]}}),
+            ("languages", "False"),
+            "quote the code",
+        ),
+        (
+            lambda raw: _languages(raw)["de"].update({"dangr": ["x"]}),
+            ("languages", "de", "dangr"),
+            "unknown category",
+        ),
+        (
+            lambda raw: _languages(raw)["de"].update({"threat": "Gefahr"}),
+            ("languages", "de", "threat"),
+            "list",
+        ),
+        (
+            lambda raw: _languages(raw)["de"]["threat"].insert(3, ""),
+            ("languages", "de", "threat", 3),
+            "non-empty",
+        ),
+        (
+            lambda raw: _languages(raw)["de"]["threat"].insert(3, 42),
+            ("languages", "de", "threat", 3),
+            "non-empty",
+        ),
+        (
+            lambda raw: _languages(raw)["it"]["help"].insert(0, "!!!"),
+            ("languages", "it", "help", 0),
+            "no letters",
+        ),
+        (
+            lambda raw: _languages(raw)["it"]["help"].insert(0, "aiuto .."),
+            ("languages", "it", "help", 0),
+            "gap",
+        ),
+        (
+            lambda raw: _languages(raw)["en"]["help"].insert(0, "@nope help"),
+            ("languages", "en", "help", 0),
+            "no such list",
+        ),
+        (
+            lambda raw: _languages(raw)["en"].update({WORDS: {"he": "he"}}),
+            ("languages", "en", WORDS),
+            "lists of phrases",
+        ),
+        (
+            lambda raw: raw["categories"].update({"bad": {"kind": "x", "tier": 1}}),
+            ("categories", "bad", "kind"),
+            "use one of",
+        ),
+        (
+            lambda raw: raw["categories"].update({"bad": {"kind": "danger", "tier": 3}}),
+            ("categories", "bad", "tier"),
+            "1 (certain) or 2",
+        ),
+        (
+            lambda raw: raw["categories"].update(
+                {"bad": {"kind": "danger", "tier": 1, "lowered_by": ["x"]}}
+            ),
+            ("categories", "bad", "lowered_by"),
+            "list of",
+        ),
+        (
+            lambda raw: raw["categories"].update({"past": {"kind": "danger", "tier": 1}}),
+            ("categories", "past"),
+            "other than",
+        ),
+        (
+            lambda raw: raw["categories"].update(
+                {"bad": {"kind": "danger", "tier": 1, "colour": 1}}
+            ),
+            ("categories", "bad"),
+            "unknown keys",
+        ),
         (
             lambda raw: _languages(raw)["en"]["help"].append("SOS!!"),
             ("languages", "en", "help", len(_raw_terms()["languages"]["en"]["help"])),
