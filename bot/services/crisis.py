@@ -82,6 +82,7 @@ Borderline cases, decided:
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -90,7 +91,7 @@ from typing import Any
 
 from bot.problems import Path, Problem
 from bot.services.crisis_normal import CRY, forms, normalize, spaced_out
-from bot.services.crisis_patterns import Compiled, Macros, PatternError, compile_pattern
+from bot.services.crisis_patterns import BREAK, Compiled, Macros, PatternError, compile_pattern
 
 __all__ = [
     "CrisisDetector",
@@ -169,6 +170,12 @@ class _Entry:
 # line break does not end one: people break lines in the middle of a phrase.
 _SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
 _TYPO_MIN = 6  # letters (after doubled letters collapse) before a word is typo-corrected
+# Typo guesses are for short messages, typed in a hurry: on a long journal entry they would
+# cost more than they find.
+_TYPO_MAX_TEXT = 280
+# Characters either side of an anchor that an expression may need: longer than any pattern
+# with its gaps and its longest listed phrases.
+_WINDOW = 240
 
 
 def _deletions(word: str) -> set[str]:
@@ -197,7 +204,16 @@ class CrisisDetector:
                 self._by_stem.setdefault(stem, []).append(index)
             for word in compiled.words:
                 vocabulary.update(word.split())
-        self._stem_lengths = sorted({len(stem) for stem in self._by_stem})
+        # One expression finds every stem at a word start, in C: longest first, and each
+        # stem also stands for the shorter stems it begins with ("suicid" has "sui").
+        stems = sorted(self._by_stem, key=len, reverse=True)
+        self._stem_re = re.compile(" (" + "|".join(map(re.escape, stems)) + ")") if stems else None
+        self._by_stem = {
+            stem: sorted(
+                {i for other in stems if stem.startswith(other) for i in self._by_stem[other]}
+            )
+            for stem in stems
+        }
         self._vocabulary = frozenset(vocabulary)
         # Symmetric deletion: a typo (one letter missing, extra, wrong or two swapped) and
         # the word it stands for share a form with one letter deleted.
@@ -226,20 +242,36 @@ class CrisisDetector:
                 entries.extend((role, pattern, macros) for pattern in patterns)
         return cls(categories, entries)
 
-    def _candidates(self, words: list[str]) -> set[int]:
-        found: set[int] = set()
-        by_word, by_stem = self._by_word, self._by_stem
-        for word in words:
-            hits = by_word.get(word)
-            if hits:
-                found.update(hits)
-            for length in self._stem_lengths:
-                if length > len(word):
-                    break
-                hits = by_stem.get(word[:length])
+    def _candidates(self, words: list[str], text: str) -> dict[int, list[tuple[int, int]]]:
+        """Entries whose anchor is in the text, each with the stretches of text around its
+        anchor's occurrences: an expression then runs on a few words, not on 4,096
+        characters."""
+        at: dict[int, list[int]] = {}
+        by_word = self._by_word
+        if not by_word.keys().isdisjoint(words):
+            position = 0
+            for word in words:
+                hits = by_word.get(word)
                 if hits:
-                    found.update(hits)
-        return found
+                    for index in hits:
+                        at.setdefault(index, []).append(position)
+                position += len(word) + 1
+        if self._stem_re is not None:
+            for m in self._stem_re.finditer(text):
+                for index in self._by_stem[m.group(1)]:
+                    at.setdefault(index, []).append(m.start())
+        end = len(text)
+        windows: dict[int, list[tuple[int, int]]] = {}
+        for index, positions in at.items():
+            merged: list[tuple[int, int]] = []
+            for position in sorted(positions):
+                low, high = max(0, position - _WINDOW), min(end, position + _WINDOW)
+                if merged and low <= merged[-1][1]:
+                    merged[-1] = (merged[-1][0], high)
+                else:
+                    merged.append((low, high))
+            windows[index] = merged
+        return windows
 
     def _corrected(self, words: list[str]) -> list[str] | None:
         """The words with likely typos replaced by the term words they stand for (the
@@ -268,46 +300,78 @@ class CrisisDetector:
             out.append(word)
         return out if changed else None
 
-    def _readings(self, sentence: str) -> list[tuple[list[str], bool]]:
-        """The word sequences to match, each marked True when it holds a typo guess."""
-        readings = [(words, False) for words in forms(sentence)]
-        spaced = spaced_out(sentence)
-        if spaced is not None:
-            readings.extend((words, False) for words in forms(spaced))
-        for words, _ in list(readings):
+    def _readings(self, sentences: list[str]) -> list[tuple[list[str], list[int], bool]]:
+        """Word sequences to match, each with the word index where each sentence starts and
+        True when it holds a typo guess. Sentences are read in one sequence, so a phrase
+        that trails off across "..." still matches."""
+        per_sentence = [forms(sentence) for sentence in sentences]
+        readings: list[tuple[list[str], list[int], bool]] = []
+        for pick in (0, -1):  # apostrophes joining, then separating
+            words: list[str] = []
+            starts: list[int] = []
+            for options in per_sentence:
+                if words:
+                    words.append(BREAK)
+                starts.append(len(words))
+                words.extend(options[pick])
+            readings.append((words, starts, False))
+            if all(len(options) == 1 for options in per_sentence):
+                break
+        extra: list[tuple[list[str], list[int], bool]] = []
+        for words, starts, _ in readings:
             if CRY in words:
-                readings.append(([w for w in words if w != CRY], False))
-        for words, _ in list(readings):
-            corrected = self._corrected(words)
-            if corrected is not None:
-                readings.append((corrected, True))
+                # Without the emoji, words either side of it meet again.
+                kept = [i for i, w in enumerate(words) if w != CRY]
+                shifted = [sum(1 for i in kept if i < start) for start in starts]
+                extra.append(([words[i] for i in kept], shifted, False))
+        readings.extend(extra)
+        spaced = spaced_out(" ".join(sentences))
+        if spaced is not None:
+            readings.extend((words, [0], False) for words in forms(spaced))
+        if sum(map(len, sentences)) <= _TYPO_MAX_TEXT:
+            for words, starts, _ in list(readings):
+                corrected = self._corrected(words)
+                if corrected is not None:
+                    readings.append((corrected, starts, True))
         return readings
 
-    def _sentence(self, sentence: str) -> tuple[list[tuple[Category, int]], bool, bool]:
-        """(category, tier) of every term not inside a not_crisis span; past; safe now."""
-        found: list[tuple[Category, int]] = []
-        past = safe = False
-        for words, guessed in self._readings(sentence):
-            candidates = self._candidates([w.lower() for w in words] if guessed else words)
+    def _scan(self, sentences: list[str]) -> list[tuple[Category, int, bool, bool]]:
+        """(category, tier, told as past, said safe now) of every term not inside a
+        not_crisis span."""
+        found: list[tuple[Category, int, int]] = []  # category, tier, sentence
+        past: set[int] = set()
+        safe = False
+        for words, starts, guessed in self._readings(sentences):
+            lowered = [w.lower() for w in words] if guessed else words
+            text = " " + " ".join(lowered) + " "
+            candidates = self._candidates(lowered, text)
             if not candidates:
                 continue
-            text = marked = " " + " ".join(words) + " "
-            if guessed:
-                # Only matches that use a guessed word are new in this reading.
-                marked, text = text, text.lower()
+            marked = " " + " ".join(words) + " " if guessed else text
+            # Character offset where each sentence starts in `text`.
+            offsets, position, index = [], 0, 0
+            for start in starts:
+                while index < start:
+                    position += len(words[index]) + 1
+                    index += 1
+                offsets.append(position)
             shields: list[tuple[int, int]] = []
             hits: list[tuple[_Entry, int, int]] = []
-            for index in candidates:
-                entry = self._entries[index]
-                for m in entry.compiled.regex.finditer(text):
-                    if entry.role == SHIELD:
-                        shields.append(m.span())
-                    elif entry.role == PAST:
-                        past = True
-                    elif entry.role == SAFE_NOW:
-                        safe = True
-                    else:
-                        hits.append((entry, *m.span()))
+            spans: set[tuple[_Entry, int, int]] = set()
+            for candidate, windows in candidates.items():
+                entry = self._entries[candidate]
+                for low, high in windows:
+                    for m in entry.compiled.regex.finditer(text, low, high):
+                        spans.add((entry, *m.span()))
+            for entry, m_start, m_end in spans:
+                if entry.role == SHIELD:
+                    shields.append((m_start, m_end))
+                elif entry.role == PAST:
+                    past.add(bisect.bisect_right(offsets, m_start) - 1)
+                elif entry.role == SAFE_NOW:
+                    safe = True
+                else:
+                    hits.append((entry, m_start, m_end))
             for entry, start, end in hits:
                 # A not_crisis span that shares a word with a term takes it out ("please
                 # help me pick a time" overlaps "help me pick"). Spans carry a space at
@@ -315,29 +379,23 @@ class CrisisDetector:
                 if any(s < end - 1 and start + 1 < e for s, e in shields):
                     continue
                 if guessed and marked[start:end] == text[start:end]:
-                    continue
+                    continue  # no guessed word in it: the plain reading has it already
                 category = entry.category
                 assert category is not None
                 tier = entry.compiled.tier or category.tier
                 # A match that needed a typo guess is a weak match: ask, don't alarm.
-                found.append((category, UNCERTAIN if guessed else tier))
-        return found, past, safe
+                sentence = bisect.bisect_right(offsets, start) - 1
+                found.append((category, UNCERTAIN if guessed else tier, sentence))
+        return [(c, t, sentence in past, safe) for c, t, sentence in found]
 
     def detect(self, text: str) -> CrisisMatch | None:
-        findings: list[tuple[Category, int, bool]] = []  # (category, tier, told as past)
-        safe_now = any_past = False
         sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
-        for sentence in sentences:
-            found, past, safe = self._sentence(sentence)
-            safe_now |= safe
-            any_past |= past
-            findings.extend((c, t, past) for c, t in found)
-        if len(sentences) > 1:
-            # Read whole as well, for a phrase that trails off across "..." or "!"; the
-            # past anywhere in the message then counts for what only this reading finds.
-            found, _, _ = self._sentence(text)
-            findings.extend((c, t, any_past) for c, t in found)
-        lowered = [(c, _lowered(c, t, past=past, safe_now=safe_now)) for c, t, past in findings]
+        if not sentences:
+            return None
+        lowered = [
+            (c, _lowered(c, t, past=past, safe_now=safe))
+            for c, t, past, safe in self._scan(sentences)
+        ]
         kept = [(c, t) for c, t in lowered if t]
         if not kept:
             return None

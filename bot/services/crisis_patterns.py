@@ -32,6 +32,7 @@ from bot.services.crisis_normal import forms
 
 GAPS = {"..": 3, "...": 6}
 NUMBER = "<number>"
+BREAK = "."  # the word between two sentences: normalisation never leaves a "." in a word
 MIN_STEM = 3
 
 
@@ -133,17 +134,24 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
         alternatives = _alternatives(inner, macros or {})
         words.extend(text for text, is_stem in alternatives if not is_stem)
         stems.extend(text for text, is_stem in alternatives if is_stem)
-        piece = _regex_of(alternatives) + " "
+        # A phrase may trail off across a sentence end ("nobody would miss me... ever").
+        piece = _regex_of(alternatives) + r" (?:\. )?"
         regex += f"(?:{piece})?" if optional else piece
         if not optional:
             # The anchor is the most selective required position: the one whose shortest
-            # alternative is longest. Its first word (or stem) is what is looked up.
-            score = min(len(text) for text, _ in alternatives)
+            # alternative is longest.
+            # What is looked up is each alternative's first word; on a tie the later
+            # position wins (content words tend to come after "the", "my", "he").
+            score = min(len(text.split()[0]) for text, _ in alternatives)
             literals = tuple(t.split()[0] for t, s in alternatives if not s)
             anchor_stems = tuple(t for t, s in alternatives if s)
-            if best is None or score > best[0]:
+            if best is None or score >= best[0]:
                 best = (score, Anchor(literals, anchor_stems))
     if best is None:
         raise PatternError("every position is optional; one must be required")
-    regex = "^ " + regex[1:] if regex.startswith("^") else " " + regex
+    # Sentences are read as one sequence with BREAK between them: "^" and "$" are at the
+    # edges of the message or next to a BREAK.
+    start = r"(?:^|(?<= \.)) " if regex.startswith("^") else " "
+    regex = start + regex.removeprefix("^")
+    regex = regex.removesuffix("$") + r"(?=\. |$)" if regex.endswith("$") else regex
     return Compiled(re.compile(regex), best[1], tier, tuple(words), tuple(stems))
