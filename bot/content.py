@@ -42,7 +42,7 @@ class Content:
     root: Path
     texts: Texts
     helplines: dict[str, Country]
-    crisis_terms: dict[str, dict[str, list[str]]]
+    crisis_terms: dict[str, Any]  # categories and languages, as in crisis_terms.yaml
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
     worksheets: dict[str, Worksheet]  # in display order

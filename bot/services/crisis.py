@@ -1,18 +1,24 @@
-"""Crisis words: find them in any message, in any of our languages, before anything else runs.
+"""Crisis detection: in any message, in any of our languages, before anything else runs.
 
-The detector answers one question per message: does it contain a word or phrase from
-content/crisis_terms.yaml, and of which kind. It runs on every message, caption and edit,
-so it is pure, precompiled and linear in the length of the message.
+Every message, caption and edit is asked: does it show a crisis, of which kind (the reply:
+danger, self_harm, sexual_violence, general), of which finer category, and how sure are
+we? Tier 1 (certain) gets the emergency reply at once; tier 2 (uncertain) gets "Are you
+safe right now?" (bot/handlers/safety_check.py). The data is content/crisis_terms.yaml:
+categories with their kind, tier and what lowers them, and per language patterns by
+category (the pattern language is in bot/services/crisis_patterns.py). docs/crisis.md has
+the design, the decisions and the measured numbers.
 
-Normalisation (`normalize`), applied the same way to terms and to messages:
+Normalisation (`normalize`, bot/services/crisis_normal.py), the same for patterns and messages:
 
 1. Apostrophes in all their forms (' ’ ‘ ‛ ` ´ ʼ ʻ ′ ＇) become one mark. This happens
    first because NFKD would turn ´ into a space and a combining accent.
 2. NFKD and case folding, then combining marks are dropped: "SOCORRO", "Urgência" and
    "urgencia" meet. Case folding turns ß into ss; letters NFKD leaves whole (œ, æ, ø, ł)
    are spelt out.
-3. 🆘 reads as the word "sos". Zero-width characters and soft hyphens are deleted, so
-   "help" pasted with an invisible break inside is still "help".
+3. 🆘 reads as the word "sos"; crying and broken-heart emoji as one word ("emojicry") that
+   patterns can name ("😭😭😭" is distress); the text is also read without it.
+   Zero-width characters and soft hyphens are deleted, so "help" pasted with an invisible
+   break inside is still "help".
 4. Anything that is not a letter or a digit separates words: punctuation, emoji, hyphens
    ("self-harm" is "self harm"), underscores.
 5. A run of one repeated letter collapses to one letter ("heeelp", "hellllp" -> "help").
@@ -25,59 +31,32 @@ Normalisation (`normalize`), applied the same way to terms and to messages:
 
 An apostrophe can join ("he's" is one word, typed "hes" by many) or separate (the French
 "d'aide" is "de" + "aide"). The canonical form joins; a message that contains an apostrophe
-is also read with the apostrophe as a space, and every term is stored in both forms, so
+is also read with the apostrophe as a space, and every pattern word is compiled in both forms, so
 "he's outside", "he’s outside", "hes outside" and "besoin d'aide" all find their term.
 
-Matching is on whole words: a term is a sequence of normalised words, and a message matches
-when that exact sequence occurs in it. "helpful", "unhelpful", "helper", "dangerously" are
-single words that are not "help" or "danger". Terms live in a trie keyed by whole words,
-built once. A message costs a few linear passes (translate, collapse, split; the only
-regular expressions match runs of one letter and cannot backtrack), one set test that
-clears most messages outright, and otherwise one dict lookup per word plus a short walk
-where a term starts; the number of terms does not change the cost.
+How a message is read:
+
+- Sentences end at . ! ? ; … followed by a space, or a blank line. They are read as one
+  sequence of words with a break word between them, so a phrase may trail off across
+  "..." and "^"/"$" in a pattern mean the edges of a sentence.
+- Readings: apostrophes joining and separating; without crying emoji; spaced-out letters
+  joined ("k i l l  m y s e l f"); and, in messages up to 280 characters, one typo guessed
+  per long word against the words the patterns use (a match that needs a guess is tier 2).
+- Each pattern has an anchor, a required word or stem; only patterns whose anchor occurs
+  are tried, and each only in a window of text around its anchor. Most messages try none.
+  The cost does not grow with the number of patterns a message does not touch.
+- `not_crisis` spans remove any match they share a word with; `past` markers lower tier 1
+  to tier 2 in their own sentence, `safe_now` anywhere in the message, for the categories
+  that list them in `lowered_by`; a lowered tier-2 finding is dropped. Then the best tier
+  wins, and within it the most urgent kind.
 
 All languages are matched at once: people switch languages, and the person's setting may
-not be the language they are writing in. That is why a term must not collide with an
-ordinary word of another language after normalisation.
+not be the language they are writing in. So a pattern must not collide with an ordinary
+phrase of another language after normalisation ("me mata" is a Portuguese threat and a
+Spanish idiom about the heat; the Portuguese pattern names the subject).
 
-Borderline cases, decided:
-
-- A sentence that contains the word "help" triggers GENERAL: "thanks for the help",
-  "help me understand the worksheet", "I help my sister on Sundays". The general reply is
-  gentle and also points to /guide, so asking is cheap; missing a real request is not.
-  "this was helpful", "unhelpful comments", "I helped my sister move", "helpline",
-  "helper" do not trigger. "self-help" does (the hyphen separates), accepted.
-- The same goes for a bare "emergency", "hilfe", "ayuda", "ajuda", "aiuto", "hulp":
-  "emergency fund" triggers GENERAL. Accepted for now; the handler is the place to avoid
-  repeating the general reply.
-- French "aide" is not a bare term: after accents are stripped it is also "aidé"
-  ("j'ai aidé ma sœur", I helped my sister). French help is "à l'aide", "aidez-moi",
-  "besoin d'aide", "au secours". Likewise bare "secours" ("premiers secours") is out.
-- "sos" is also Rioplatense Spanish for "you are" ("vos sos") and Socorro is a given name;
-  both trigger GENERAL. Accepted: "sos" and "socorro" are the words people reach for.
-- "danger" and "unsafe" alone trigger DANGER ("I'm in danger", "I feel unsafe");
-  "dangerously tired", "dangerous roads" do not.
-- "Not sure" collides with "not safe" in Spanish, Italian, German and Portuguese
-  ("no estoy segura", "non sono sicura", "ich bin nicht sicher"), so those languages use
-  "a salvo", "al sicuro", "zu Hause nicht sicher", "em segurança" instead.
-- Idioms that never say the crisis words do not trigger: "dying to see the show", "the film
-  killed it", "my feet are killing me", "this homework is going to kill me", "dead tired",
-  "to die for", "me muero de ganas", "das bringt mich um". Threats name a person
-  ("he's going to kill me", "my ex is outside"), so "she's going to kill me when she sees
-  the mess" does trigger DANGER: for people leaving an abusive relationship the cost of
-  asking "are you safe?" once too often is small.
-- Fear without a present threat ("I'm scared of him") is GENERAL, not DANGER. A threat
-  or an act told in the past ("he choked me", "he threatened to kill me") is DANGER: after
-  that, asking whether the person is safe now is the right next step.
-- Phrases that carry the crisis meaning trigger even when the person meant something
-  milder: "I hurt myself at the gym", "I could kill myself for forgetting", "I want to die
-  of embarrassment", "suicide" in any sentence. Missing the real meaning costs more.
-- Phrases whose words only line up across a clause boundary are written so they cannot:
-  "in the end it all worked out" and "in the end my life got better" do not trigger, so the
-  terms are "to end it all" and "to end my life", not "end it all" and "end my life".
-  "I want to take my life back" does not trigger: the term is "take my own life".
-- Bare numbers such as 911 or 112 are not terms (dates, prices, addresses); phrases are
-  ("call 911"). Nor is "kms" (kill myself, but also kilometres).
+Borderline decisions are listed, with their reasons, in docs/crisis.md and pinned in
+tests/unit/test_crisis_detector.py (test_borderline_decisions).
 """
 
 from __future__ import annotations

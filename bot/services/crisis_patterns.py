@@ -140,10 +140,11 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
         if not optional:
             # The anchor is the most selective required position: the one whose shortest
             # alternative is longest.
-            # What is looked up is each alternative's first word; on a tie the later
-            # position wins (content words tend to come after "the", "my", "he").
-            score = min(len(text.split()[0]) for text, _ in alternatives)
-            literals = tuple(t.split()[0] for t, s in alternatives if not s)
+            # What is looked up is each alternative's longest word (every word of it must
+            # be in the message); on a tie the later position wins (content words tend to
+            # come after "the", "my", "he").
+            score = min(len(max(text.split(), key=len)) for text, _ in alternatives)
+            literals = tuple(max(t.split(), key=len) for t, s in alternatives if not s)
             anchor_stems = tuple(t for t, s in alternatives if s)
             if best is None or score >= best[0]:
                 best = (score, Anchor(literals, anchor_stems))
