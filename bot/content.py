@@ -53,7 +53,7 @@ class Content:
     emergency: dict[str, Emergency]  # every ISO 3166-1 country
     crisis_book: Book  # helplines and emergency numbers together, for the crisis reply
     places: Places  # country names typed in any of the seven languages
-    crisis_terms: dict[str, dict[str, list[str]]]
+    crisis_terms: dict[str, Any]  # categories and languages, as in crisis_terms.yaml
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
     worksheets: dict[str, Worksheet]  # in display order

@@ -23,6 +23,8 @@ SCHEMAS = (
     "bot.services.prompt_model",
     "bot.services.helplines",
     "bot.services.crisis",
+    "bot.services.crisis_patterns",
+    "bot.services.crisis_normal",
     "bot.services.emergency",
     "bot.services.places",
     "bot.services.crisis_reply",
