@@ -32,6 +32,7 @@ SCHEMAS = (
     "bot.services.panic_word",
     "bot.services.urge_texts",
     "bot.services.phrases",
+    "bot.services.phrase_patterns",
     # Data the schemas check against: IANA's country and zone tables, urge ids.
     "bot.services.zone_table",
     "bot.services.urge_model",
