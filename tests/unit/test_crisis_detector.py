@@ -33,9 +33,9 @@ from bot.services.crisis import (
     CrisisMatch,
     normalize,
     parse_categories,
-    validate_terms,
 )
 from bot.services.crisis_patterns import PatternError, compile_pattern
+from bot.services.crisis_terms import validate_terms
 from tests.reporting import report
 
 ROOT = FilePath(__file__).resolve().parents[2]

@@ -25,6 +25,7 @@ SCHEMAS = (
     "bot.services.crisis",
     "bot.services.crisis_patterns",
     "bot.services.crisis_normal",
+    "bot.services.crisis_terms",
     "bot.services.emergency",
     "bot.services.places",
     "bot.services.crisis_reply",
