@@ -23,7 +23,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.problems import Problem
-from bot.services.crisis import normalize
+from bot.services.crisis_normal import normalize
 
 LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 
