@@ -273,6 +273,7 @@ class DailyFeature:
         if person is None:
             return
         removed = await context.services.journal.remove(person, data.value)
+        await context.services.people.save(person)
         text = context.tx("journal.undone" if removed else "journal.undone_already")
         pressed = pressed_message(update)
         markup = pressed.reply_markup if pressed is not None else None

@@ -78,7 +78,7 @@ class JournalService:
         now = self._now()
         if latest is None or not latest.prompt_id:
             return None
-        if person.profile.skip_date == latest.local_date:
+        if latest.local_date in (person.profile.skip_date, person.profile.journal_closed):
             return None
         newest = await self.store.page(pid, offset=0, limit=1)
         if newest and newest[0].created_at >= latest.claimed_at:
@@ -100,7 +100,13 @@ class JournalService:
 
     async def remove(self, person: Person, entry_id: str) -> bool:
         """Undo: the entry named, and nothing else; False when it is already gone."""
-        return await self.store.delete(person.person_id, entry_id)
+        removed = await self.store.delete(person.person_id, entry_id)
+        latest = await self._deliveries.latest_delivered(person.person_id, maybe=True)
+        if removed and latest is not None:
+            # "That wasn't for the journal": the next free text is not either. The caller
+            # saves the profile.
+            person.profile.journal_closed = latest.local_date
+        return removed
 
     async def edit(self, person: Person, message_id: int, text: str) -> bool:
         """An edited reply replaces its entry; False when the message is not an entry."""

@@ -47,6 +47,9 @@ class Profile:
     # The /settings panel (or its question) on screen: edited in place, or replaced, never
     # piled up (0: none).
     settings_message: int = 0
+    # A check-in day whose journal entry was undone: free text that day is no longer
+    # taken for the journal (a Telegram reply still is).
+    journal_closed: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

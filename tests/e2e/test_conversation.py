@@ -275,6 +275,9 @@ async def test_every_natural_message_in_every_state_has_a_next_step(bot: BotUnde
     await w.press(CHECKED_IN, saved, "Undo")
     assert await w.journal_size(CHECKED_IN) == 0
     assert "Removed from your journal" in (bot.emu.messages_to(CHECKED_IN)[saved.index].text or "")
+    # After Undo, free text that day is not taken for the journal again.
+    await w.say(CHECKED_IN, text("Just talking to myself."))
+    assert await w.journal_size(CHECKED_IN) == 0
 
 
 async def test_crisis_words_alone_are_never_journal_entries(bot: BotUnderTest) -> None:
