@@ -256,15 +256,15 @@ class DailyFeature:
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.
             await delete_quietly(context, person.chat_id, [message.message_id])
-        undo = [(context.tx("journal.btn_undo_entry"), UndoButton(entry_id).encode())]
+        undo_data = UndoButton(entry_id).encode()
         if context.crisis is None:
-            undo = [(context.tx("journal.btn_undo"), UndoButton(entry_id).encode())]
-            await say(
-                context, person.chat_id, context.tx("journal.saved"), person=person, buttons=[undo]
-            )
+            undo = [(context.tx("journal.btn_undo"), undo_data)]
+            text = context.tx("journal.saved")
+            await say(context, person.chat_id, text, person=person, buttons=[undo])
         else:
             # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same,
             # and the reply gains a quiet way to take it back out.
+            undo = [(context.tx("journal.btn_undo_entry"), undo_data)]
             await _add_row(context, person, context.crisis_reply, undo)
         return True
 

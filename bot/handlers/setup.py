@@ -103,11 +103,11 @@ class SetupFeature:
         pressed = pressed_message(update)
         if pressed is not None:
             try:
-                await pressed.edit_text(text, reply_markup=keyboard(rows))
+                await pressed.edit_text(text, reply_markup=keyboard(rows) if rows else None)
                 shown = pressed.message_id
-            except BadRequest as exc:
+            except BadRequest as exc:  # too old to edit: sent anew below
                 if "not modified" in str(exc).lower():
-                    shown = pressed.message_id  # too old to edit, if not: sent anew below
+                    shown = pressed.message_id  # it already shows this
         old = person.profile.settings_message
         if old and old != shown:
             await delete_and_forget(context, person, [old])
