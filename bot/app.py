@@ -37,6 +37,7 @@ from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
+from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
@@ -48,6 +49,8 @@ from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.progress_chart import ChartRenderer
+from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
@@ -55,6 +58,7 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
+from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -109,6 +113,8 @@ class Foundation:
     keys: KeyStore
     pseudonym_key: bytes
     clock: Clock
+    # Made and warmed up by the lifecycle (a process to start and stop); None: one thread.
+    chart: ChartRenderer | None = None
 
 
 def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
@@ -128,6 +134,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
     journal_store = JournalStore(db)
+    urges = UrgeService(UrgeStore(db), worksheet_data, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
@@ -149,7 +156,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock, sources=(urges,)),
+        urges=urges,
+        chart=base.chart or ChartRenderer("thread"),
         urgent_bot=urgent_bot,
     )
 
@@ -195,6 +204,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         PrivacyFeature(),
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),
+        UrgeFeature(),
     ]
     hub = Hub()
     for feature in features:

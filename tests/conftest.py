@@ -90,7 +90,13 @@ class BotUnderTest:
     async def start(self) -> None:
         # A short first backoff: retries after injected 5xx/timeouts need not take seconds.
         self.runtime = Runtime(
-            self.settings, clock=self.clock, content=self.content or shared_content(), backoff=0.02
+            self.settings,
+            clock=self.clock,
+            content=self.content or shared_content(),
+            backoff=0.02,
+            # One worker thread, started on the first /progress: no process spawned and
+            # no matplotlib loaded for the many tests that never draw.
+            chart_mode="thread",
         )
         await self.runtime.start()
 

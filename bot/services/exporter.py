@@ -3,8 +3,10 @@ person, opened in memory only. The file formats themselves are in bot/services/e
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from datetime import date
+from typing import Protocol
 
 from bot.clock import Clock
 from bot.services import export
@@ -15,6 +17,12 @@ from bot.storage.journal import JournalStore
 from bot.texts import Tx
 
 
+class PartSource(Protocol):
+    """A feature with a section of its own in the export."""
+
+    async def export_parts(self, person: Person, tx: Tx) -> list[export.ExportPart]: ...
+
+
 class Exporter:
     def __init__(
         self,
@@ -22,7 +30,10 @@ class Exporter:
         journal: JournalStore,
         prompts: Sequence[Prompt],
         clock: Clock,
+        *,
+        sources: Sequence[PartSource] = (),
     ) -> None:
+        self._sources = tuple(sources)
         self._worksheets = worksheets
         self._journal = journal
         self._prompts = {p.id: p.text for p in prompts}
@@ -32,4 +43,7 @@ class Exporter:
         """The document, and the person's local date (it names the file)."""
         now = self._clock()
         doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
+        parts = [part for source in self._sources for part in await source.export_parts(person, tx)]
+        if parts:
+            doc = dataclasses.replace(doc, parts=tuple(parts))
         return doc, now.astimezone(export.zone_of(person)).date()

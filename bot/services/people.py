@@ -44,6 +44,9 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
+    urge_offers: bool = True
+    urge_offered_on: str | None = None  # the local date it was last offered
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
