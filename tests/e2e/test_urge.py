@@ -356,3 +356,45 @@ async def test_the_check_in_offers_a_mood_tap_and_a_hard_moment(
     assert [(m.day.isoformat(), m.rating) for m in moods] == [(local, rating)]
     await bot.press(anchor, data="urg:go")
     await bot.next(containing=STRENGTH)
+
+
+async def test_progress_in_the_worker_process_as_in_production(bot: BotUnderTest) -> None:
+    bot.chart_mode = "process"
+    await bot.restart()  # start-up spawns the worker and warms it up
+    await bot.onboard()
+    pause_due_job(bot)
+    await log_urge(bot, "6", later="1")
+    await bot.send("/progress")
+    chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=60)
+    assert chart.photo is not None
+    assert png_size(chart.photo.data) == (1080, 810)
+
+
+async def test_forget_removes_every_urge_row(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    pause_due_job(bot)
+    await through_the_flow(bot)
+    await bot.send("/nocontact")
+    count = await bot.next(containing="count the days")
+    await bot.press(count, "Start counting")
+    await bot.press(count, data="mood:2026-11-30:3")
+    await bot.next(containing="Noted: 3 of 5")
+    tables = ("urges", "urge_drafts", "urge_notes", "moods")
+
+    async def rows() -> list[int]:
+        found = []
+        for table in tables:
+            row = await bot.services.db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
+            found.append(0 if row is None else int(row["n"]))
+        return found
+
+    assert await rows() == [1, 1, 1, 1]
+    await bot.send("/forget")
+    confirm = await bot.next(containing="Delete everything")
+    await bot.press(confirm, data="forget:yes")
+    await bot.settle()
+    assert await rows() == [0, 0, 0, 0]
+    # A check-back still due for someone forgotten sends nothing.
+    bot.clock.advance(timedelta(minutes=30))
+    await run_due(bot)
+    assert not [m for m in bot.emu.messages_to(USER) if CHECK_BACK in (m.text or "")]
