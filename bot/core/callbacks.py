@@ -235,7 +235,7 @@ class UrgeButton(CallbackData):
     arg a number (a strength, a step) or a trigger id; which action carries which is fixed."""
 
     PREFIX: ClassVar[str] = "urg"
-    BARE: ClassVar[frozenset[str]] = frozenset({"go", "no", "never", "rsn", "redit"})
+    BARE: ClassVar[frozenset[str]] = frozenset({"go", "no", "never", "offers", "rsn", "redit"})
     WITH_ARG: ClassVar[frozenset[str]] = frozenset({"s"})
     WITH_ID: ClassVar[frozenset[str]] = frozenset({"tk", "dw", "dn", "x", "fx", "dr", "dk", "dd"})
     WITH_ID_ARG: ClassVar[frozenset[str]] = frozenset({"t", "n", "a", "f"})

@@ -12,14 +12,15 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from telegram import Update
-from telegram.error import Forbidden, TelegramError
+from telegram import InlineKeyboardMarkup, Update
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import Context
 from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
 from bot.core.hub import Hub
 from bot.core.state import URGE_PREFIX, UrgeState, urge_state
 from bot.handlers.common import (
+    Button,
     command_person,
     current_person,
     delete_and_forget,
@@ -78,6 +79,13 @@ class UrgeFeature:
         hub.router.on_state(URGE_PREFIX, self.on_text, capture=True)
         hub.router.on_idle_text(self.on_idle_text)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
+        hub.settings_rows.append(self.settings_rows)
+
+    async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
+        """Once the pull-back offer is turned off, /settings is where it comes back."""
+        if person.profile.urge_offers:
+            return []
+        return [[(context.tx("urge.btn_offers_on"), UrgeButton("offers").encode())]]
 
     # --- commands -------------------------------------------------------------------------
 
@@ -134,6 +142,10 @@ class UrgeFeature:
             await self._begin(context, person)
         elif action == "no":
             await release(context, person, pressed)
+        elif action == "offers":
+            person.profile.urge_offers = True
+            await context.services.people.save(person)
+            await say(context, person.chat_id, tx("urge.offers_on"), person=person)
         elif action == "never":
             person.profile.urge_offers = False
             await context.services.people.save(person)
@@ -292,7 +304,9 @@ class UrgeFeature:
             context.note_saved(update.update_id)
             await context.services.people.set_state(person, "")
             await self._discreet(context, person, message.message_id)
-            if not crisis:
+            if crisis:
+                await self._offer_continue(context, person, UrgeButton("tk", state.urge_id))
+            else:
                 await tell(context, person, *draft_offer_view(tx, state.urge_id, named=True))
         elif state.step == "draft":
             await urges.hold_draft(person, text)
@@ -300,9 +314,27 @@ class UrgeFeature:
             context.note_saved(update.update_id)
             await context.services.people.set_state(person, "")
             await self._discreet(context, person, message.message_id)
-            if not crisis:
+            if crisis:
+                await self._offer_continue(context, person, UrgeButton("dn", state.urge_id))
+            else:
                 await tell(context, person, tx("urge.draft.held"))
                 await self._surf(context, person, state.urge_id, 0)
+
+    async def _offer_continue(self, context: Context, person: Person, then: UrgeButton) -> None:
+        """After a crisis reply the next step waits: a button under that reply takes it."""
+        ours = [(context.tx("urge.btn_continue"), then.encode())]
+        reply = context.crisis_reply
+        if reply is not None:
+            rows = list(reply.reply_markup.inline_keyboard) if reply.reply_markup else []
+            rows.append(tuple(keyboard([ours]).inline_keyboard[0]))
+            try:
+                await context.bot.edit_message_reply_markup(
+                    person.chat_id, reply.message_id, reply_markup=InlineKeyboardMarkup(rows)
+                )
+                return
+            except BadRequest:
+                pass  # the reply is gone: offer the button on its own
+        await tell(context, person, context.tx("urge.label"), [ours])
 
     async def _discreet(self, context: Context, person: Person, message_id: int) -> None:
         if person.profile.discreet:

@@ -39,6 +39,7 @@ def _keys(prefix: str, names: str, fields: frozenset[str] = _NONE) -> dict[str, 
 # Every fixed key, with the placeholders its text must use (all of them, and no others).
 TEXT_KEYS: dict[str, frozenset[str]] = {
     **_keys("urge", "label offer btn_start btn_not_now btn_never offers_off intro"),
+    **_keys("urge", "btn_continue btn_offers_on offers_on"),
     **_keys("urge", "ask_strength ask_trigger ask_trigger_typed btn_skip"),
     **_keys("urge", "trigger_named"),
     **_keys("urge.trigger", " ".join(TRIGGERS)),

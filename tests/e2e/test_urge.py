@@ -283,6 +283,34 @@ async def test_the_offer_can_be_turned_off_and_never_replaces_a_crisis_reply(
     await bot.send("I want to text him")
     await bot.settle()
     assert not [m for m in bot.unread() if OFFER in (m.text or "")]
+    # /settings brings it back.
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, 'Offer "A hard moment" again')
+    await bot.next(containing="I'll offer it again")
+    await bot.send("I want to text him")
+    await bot.next(containing=OFFER)
+
+
+async def test_a_crisis_word_in_the_draft_is_kept_and_the_steps_wait(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    pause_due_job(bot)
+    await bot.send("/urge")
+    ask = await bot.next(containing=STRENGTH)
+    trigger = await press_and_read(bot, ask, "10", "What set it off")
+    offer = await press_and_read(bot, trigger, "A message from them", "I'll hold it")
+    await press_and_read(bot, offer, "Write it here", "as much or as little")
+    await bot.send("without you I want to die")
+    reply = await bot.next(containing="help is possible")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    (draft,) = await bot.services.urges.drafts(person)
+    assert draft.text == "without you I want to die"
+    assert not [m for m in bot.unread() if "Urges come in waves" in (m.text or "")]
+    reply = await bot.find("help is possible")
+    await bot.press(reply, "Continue the hard moment steps")
+    await bot.next(containing="Urges come in waves")
 
 
 def png_size(data: bytes) -> tuple[int, int]:
