@@ -134,13 +134,13 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
     journal_store = JournalStore(db)
-    urges = UrgeService(UrgeStore(db), worksheet_data, clock)
+    urges = UrgeService(UrgeStore(db), worksheet_data, people, content.texts, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts),
+        sender=make_sender(app.bot, content.texts, urges.checkin_line_by_id),
         is_running=lambda: app.running,
     )
     return Services(

@@ -277,7 +277,7 @@ class UrgeButton(CallbackData):
 
 
 class NoContactButton(
-    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop"
+    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff"
 ):
     pass
 

@@ -104,7 +104,11 @@ class UrgeFeature:
         person = await command_person(update, context, missing="start.not_started")
         if person is not None:
             count = await _urges(context).count(person)
-            await tell(context, person, *no_contact_view(context.tx, count))
+            await tell(
+                context,
+                person,
+                *no_contact_view(context.tx, count, in_checkin=person.profile.nocontact_in_checkin),
+            )
 
     async def progress_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
@@ -366,6 +370,14 @@ class UrgeFeature:
             return
         tx = context.tx
         urges = _urges(context)
+        if data.value in ("inon", "inoff"):
+            person.profile.nocontact_in_checkin = data.value == "inon"
+            await context.services.people.save(person)
+            count = await urges.count(person)
+            key = "nocontact.checkin_on" if data.value == "inon" else "nocontact.checkin_off"
+            _, rows = no_contact_view(tx, count, in_checkin=person.profile.nocontact_in_checkin)
+            await replace_or_say(context, update, tx(key), person=person, buttons=rows)
+            return
         if data.value == "reset":
             text, rows = reset_confirm_view(tx)
             await replace_or_say(context, update, text, person=person, buttons=rows)
@@ -378,14 +390,13 @@ class UrgeFeature:
             "stop": (MarkKind.STOP, "nocontact.stopped"),
         }
         found = kinds.get(data.value)
-        count = await urges.mark(person, found[0]) if found is not None else None
-        if count is None:  # "Keep my count", or a stale button: show where it stands
-            count = await urges.count(person)
-            text, rows = no_contact_view(tx, count)
+        marked = await urges.mark(person, found[0]) if found is not None else None
+        shown = person.profile.nocontact_in_checkin
+        if marked is None or found is None:  # "Keep my count", or a stale button
+            text, rows = no_contact_view(tx, await urges.count(person), in_checkin=shown)
         else:
-            assert found is not None
-            _, rows = no_contact_view(tx, count)
-            text = tx(found[1], day=count.day)
+            _, rows = no_contact_view(tx, marked, in_checkin=shown)
+            text = tx(found[1], day=marked.day)
         await replace_or_say(context, update, text, person=person, buttons=rows)
 
     async def on_mood(self, update: Update, context: Context, data: MoodButton) -> None:

@@ -47,6 +47,7 @@ class Profile:
     # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
     urge_offers: bool = True
     urge_offered_on: str | None = None  # the local date it was last offered
+    nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

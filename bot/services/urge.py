@@ -20,8 +20,8 @@ from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
 from bot.services.export import ExportEntry, ExportPart
-from bot.services.no_contact import Mark, MarkKind, NoContact, allowed, no_contact
-from bot.services.people import Person
+from bot.services.no_contact import Mark, MarkKind, NoContact, State, allowed, no_contact
+from bot.services.people import PeopleService, Person, UnreadableDataError
 from bot.services.progress_chart import MOOD_MAX, MOOD_MIN, ChartData, MoodRating
 from bot.services.urge_model import (
     FOLLOW_UP_DELAY,
@@ -129,9 +129,18 @@ def _strength(value: object) -> int | None:
 
 
 class UrgeService:
-    def __init__(self, store: UrgeStore, worksheets: WorksheetService, clock: Clock) -> None:
+    def __init__(
+        self,
+        store: UrgeStore,
+        worksheets: WorksheetService,
+        people: PeopleService,
+        tx: Tx,
+        clock: Clock,
+    ) -> None:
         self.store = store
         self._worksheets = worksheets
+        self._people = people
+        self._tx = tx  # for the check-in's line, sent by the dispatcher with no update
         self._clock = clock
 
     def now(self) -> datetime:
@@ -338,6 +347,22 @@ class UrgeService:
             _ts(self.now()),
         )
         return no_contact(marks, now=self.now(), zone=zone_of(person))
+
+    async def checkin_line(self, person: Person) -> str | None:
+        """ "No contact: day 12" while the count runs (a paused count stays out of it)."""
+        count = await self.count(person)
+        if count.state is not State.RUNNING:
+            return None
+        return self._tx("nocontact.checkin_line", day=count.day)
+
+    async def checkin_line_by_id(self, person_id: str) -> str | None:
+        try:
+            person = await self._people.load_by_id(person_id)
+        except UnreadableDataError:
+            return None
+        if person is None or not person.profile.nocontact_in_checkin:
+            return None
+        return await self.checkin_line(person)
 
     # --- moods ------------------------------------------------------------------------------
 

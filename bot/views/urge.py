@@ -136,7 +136,9 @@ _MARK_BUTTONS: tuple[tuple[MarkKind, str, str], ...] = (
 )
 
 
-def no_contact_view(tx: Tx, count: NoContact, *, lead: str | None = None) -> tuple[str, Rows]:
+def no_contact_view(
+    tx: Tx, count: NoContact, *, lead: str | None = None, in_checkin: bool = False
+) -> tuple[str, Rows]:
     """The count and the buttons its state accepts (never a button that would do nothing)."""
     if count.state is State.RUNNING:
         status = tx("nocontact.running", day=count.day)
@@ -151,7 +153,15 @@ def no_contact_view(tx: Tx, count: NoContact, *, lead: str | None = None) -> tup
         for kind, key, value in _MARK_BUTTONS
         if kind in ok
     ]
-    return text, [row[:2], row[2:]] if len(row) > 2 else [row]
+    rows: Rows = [row[:2], row[2:]] if len(row) > 2 else [row]
+    if count.state is not State.OFF:
+        toggle = (
+            ("inoff", "nocontact.btn_checkin_off")
+            if in_checkin
+            else ("inon", "nocontact.btn_checkin_on")
+        )
+        rows.append([(tx(toggle[1]), NoContactButton(toggle[0]).encode())])
+    return text, rows
 
 
 def reset_confirm_view(tx: Tx) -> tuple[str, Rows]:

@@ -2,7 +2,7 @@
 (across a restart, and not for a paused person), the draft offered back the next day,
 My reasons, no-contact days, the pull-back offer in seven languages and /progress.
 
-The due job is paused here (`due_job`) and each test runs a pass with `run_due`, so what
+The due job is paused here (`pause_due_job`) and each test runs a pass with `run_due`, so what
 is sent depends only on the ManualClock.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 import io
 import struct
 import zlib
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -20,6 +20,8 @@ from bot.handlers.urge import JOB_NAME
 from bot.services.chart_drawing import render_png
 from bot.services.progress_chart import ChartLabels, plot_data
 from tests.conftest import USER, BotUnderTest, buttons_of, shared_content
+from tests.e2e.test_daily import join, prompts_to
+from tests.e2e.test_daily import run as run_daily
 
 LABELS = ChartLabels.from_texts(shared_content().texts)
 STRENGTH = "How strong is the pull"
@@ -426,3 +428,32 @@ async def test_forget_removes_every_urge_row(bot: BotUnderTest) -> None:
     bot.clock.advance(timedelta(minutes=30))
     await run_due(bot)
     assert not [m for m in bot.emu.messages_to(USER) if CHECK_BACK in (m.text or "")]
+
+
+@pytest.mark.parametrize("neutral", [False, True])
+async def test_the_no_contact_day_in_the_check_in_never_on_a_neutral_lock_screen(
+    bot: BotUnderTest, neutral: bool
+) -> None:
+    await join(bot)  # check-ins at 07:30 London
+    pause_due_job(bot)
+    if neutral:
+        person = await bot.services.people.load(USER)
+        assert person is not None
+        person.profile.neutral_wording = True
+        await bot.services.people.save(person)
+    await bot.send("/nocontact")
+    off = await bot.next(containing="count the days")
+    await bot.press(off, "Start counting")
+    started = await bot.find("Day 1 starts today.")
+    await bot.press(started, "Show it in my check-in")
+    await bot.find("each daily check-in ends with the day of the count")
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # the next morning
+    await run_daily(bot)
+    (prompt,) = prompts_to(bot)
+    if not neutral:
+        assert (prompt.text or "").endswith("No contact: day 2")
+        return
+    assert "No contact" not in (prompt.text or "")
+    await bot.press(prompt, "Show")
+    shown = await bot.find("No contact: day 2")
+    assert shown.message_id == prompt.message_id
