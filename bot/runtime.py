@@ -88,6 +88,7 @@ class Runtime:
         # "thread" is for tests and hosts that cannot spare one.
         self._chart_mode = chart_mode
         self._chart: ChartRenderer | None = None
+        self._warming: asyncio.Task[None] | None = None
         self.storage: Storage | None = None
         self.app: StApp | None = None
         self.services: Services | None = None
@@ -105,7 +106,9 @@ class Runtime:
         if self._chart_mode == "process":
             # matplotlib's font list is cached beside the data (the image has no home).
             self._chart = ChartRenderer("process", cache_dir=self.settings.data_dir / "chart")
-            await self._chart.warm_up()
+            # Warmed up beside the start, not before it: spawning the worker and loading
+            # matplotlib takes seconds on a busy host, and crisis replies must not wait.
+            self._warming = asyncio.create_task(self._warm_up(self._chart))
         else:
             self._chart = ChartRenderer("thread")
         base = Foundation(
@@ -133,6 +136,12 @@ class Runtime:
         )
         await app.start()
         log.info("bot started")
+
+    async def _warm_up(self, chart: ChartRenderer) -> None:
+        try:
+            await chart.warm_up()
+        except Exception as exc:  # the first /progress tries again
+            log.warning("chart worker not warmed up: %s", type(exc).__name__)
 
     async def _flush_message_ids_forever(self, ledger: MessageLedger) -> None:
         rounds = 0
@@ -166,6 +175,11 @@ class Runtime:
             await services.urgent_bot.shutdown()
             with contextlib.suppress(Exception):
                 await services.ledger.flush()
+        if self._warming is not None:
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
+            self._warming = None
         if self._chart is not None:
             self._chart.close()
             self._chart = None
