@@ -8,6 +8,7 @@ one way. Only this module and bot/runtime.py construct stores and services.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -36,6 +37,7 @@ from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
+from bot.handlers.progress import ProgressFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
@@ -43,6 +45,7 @@ from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
+from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
 from bot.services.exporter import Exporter
@@ -156,7 +159,13 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock, sources=(urges,)),
+        exporter=Exporter(
+            worksheet_data,
+            journal_store,
+            content.prompts,
+            clock,
+            sources=(functools.partial(urge_export.export_parts, urges),),
+        ),
         urges=urges,
         chart=base.chart or ChartRenderer("thread"),
         urgent_bot=urgent_bot,
@@ -205,6 +214,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),
         UrgeFeature(),
+        ProgressFeature(),
     ]
     hub = Hub()
     for feature in features:

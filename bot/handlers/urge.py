@@ -1,6 +1,6 @@
 """Riding the wave (issue 15): /urge ("A hard moment"), the held draft, the check-back 20
-minutes later, My reasons (/reasons), no-contact days (/nocontact), the check-in's mood tap
-and /progress, the picture of the waves getting smaller.
+minutes later, My reasons (/reasons) and the offer on pull-back words. No-contact days,
+the check-in's mood tap and /progress are bot/handlers/progress.py.
 
 The flow is buttons and stored state (`urge:<step>:<id>`), so a restart mid-flow loses
 nothing. The check-back and the draft's offer back are due instants in the database,
@@ -16,7 +16,7 @@ from telegram import InlineKeyboardMarkup, Update
 from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.context import Context
-from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
+from bot.core.callbacks import UrgeButton
 from bot.core.hub import Hub
 from bot.core.state import URGE_PREFIX, UrgeState, urge_state
 from bot.handlers.common import (
@@ -32,11 +32,8 @@ from bot.handlers.common import (
     say,
     tell,
 )
-from bot.services.no_contact import MarkKind
 from bot.services.people import Person, UnreadableDataError
-from bot.services.progress_chart import ChartLabels
 from bot.services.urge import UrgeService, zone_of
-from bot.services.urge_model import reading_text
 from bot.services.urge_texts import surf_steps
 from bot.views.urge import (
     after_view,
@@ -46,10 +43,8 @@ from bot.views.urge import (
     draft_offer_back_view,
     draft_offer_view,
     follow_up_view,
-    no_contact_view,
     offer_view,
     reasons_view,
-    reset_confirm_view,
     strength_view,
     surf_view,
     trigger_view,
@@ -71,11 +66,7 @@ class UrgeFeature:
         self.hub = hub
         hub.command("urge", self.urge_command)
         hub.command("reasons", self.reasons_command)
-        hub.command("progress", self.progress_command)
-        hub.command("nocontact", self.no_contact_command)
         hub.router.on_callback(UrgeButton, self.on_button)
-        hub.router.on_callback(NoContactButton, self.on_no_contact)
-        hub.router.on_callback(MoodButton, self.on_mood)
         hub.router.on_state(URGE_PREFIX, self.on_text, capture=True)
         hub.router.on_idle_text(self.on_idle_text)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
@@ -99,32 +90,6 @@ class UrgeFeature:
         if person is not None:
             reasons = await _urges(context).reasons(person)
             await tell(context, person, *reasons_view(context.tx, reasons), protect=True)
-
-    async def no_contact_command(self, update: Update, context: Context) -> None:
-        person = await command_person(update, context, missing="start.not_started")
-        if person is not None:
-            count = await _urges(context).count(person)
-            await tell(
-                context,
-                person,
-                *no_contact_view(context.tx, count, in_checkin=person.profile.nocontact_in_checkin),
-            )
-
-    async def progress_command(self, update: Update, context: Context) -> None:
-        person = await command_person(update, context, missing="start.not_started")
-        if person is None:
-            return
-        services, tx = context.services, context.tx
-        data, reading = await _urges(context).progress(person)
-        if not data.urges and not data.moods and not data.stretches:
-            await tell(context, person, tx("progress.empty"))
-            return
-        caption = reading_text(tx, reading)
-        rendered = await services.chart.render(data, ChartLabels.from_texts(tx))
-        message = await context.bot.send_photo(
-            person.chat_id, rendered.png, caption=caption, protect_content=True
-        )
-        await remember(services, person, message)
 
     # --- the flow -------------------------------------------------------------------------
 
@@ -361,56 +326,6 @@ class UrgeFeature:
         await context.services.people.save(person)
         await tell(context, person, *offer_view(context.tx))
         return True
-
-    # --- no-contact days and moods ---------------------------------------------------------
-
-    async def on_no_contact(self, update: Update, context: Context, data: NoContactButton) -> None:
-        person = await current_person(update, context)
-        if person is None:
-            return
-        tx = context.tx
-        urges = _urges(context)
-        if data.value in ("inon", "inoff"):
-            person.profile.nocontact_in_checkin = data.value == "inon"
-            await context.services.people.save(person)
-            count = await urges.count(person)
-            key = "nocontact.checkin_on" if data.value == "inon" else "nocontact.checkin_off"
-            _, rows = no_contact_view(tx, count, in_checkin=person.profile.nocontact_in_checkin)
-            await replace_or_say(context, update, tx(key), person=person, buttons=rows)
-            return
-        if data.value == "reset":
-            text, rows = reset_confirm_view(tx)
-            await replace_or_say(context, update, text, person=person, buttons=rows)
-            return
-        kinds = {
-            "start": (MarkKind.START, "nocontact.started"),
-            "pause": (MarkKind.PAUSE, "nocontact.paused"),
-            "resume": (MarkKind.RESUME, "nocontact.resumed"),
-            "resetok": (MarkKind.RESET, "nocontact.reset"),
-            "stop": (MarkKind.STOP, "nocontact.stopped"),
-        }
-        found = kinds.get(data.value)
-        marked = await urges.mark(person, found[0]) if found is not None else None
-        shown = person.profile.nocontact_in_checkin
-        if marked is None or found is None:  # "Keep my count", or a stale button
-            text, rows = no_contact_view(tx, await urges.count(person), in_checkin=shown)
-        else:
-            _, rows = no_contact_view(tx, marked, in_checkin=shown)
-            text = tx(found[1], day=marked.day)
-        await replace_or_say(context, update, text, person=person, buttons=rows)
-
-    async def on_mood(self, update: Update, context: Context, data: MoodButton) -> None:
-        person = await current_person(update, context)
-        if person is None:
-            return
-        await _urges(context).rate_day(person, data.day, data.rating)
-        await say(
-            context,
-            person.chat_id,
-            context.tx("mood.noted", rating=data.rating),
-            person=person,
-            silent=True,
-        )
 
     # --- the due job: check-backs and offers back -----------------------------------------
 

@@ -4,9 +4,8 @@ person, opened in memory only. The file formats themselves are in bot/services/e
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
-from typing import Protocol
 
 from bot.clock import Clock
 from bot.services import export
@@ -16,11 +15,8 @@ from bot.services.worksheets import WorksheetService
 from bot.storage.journal import JournalStore
 from bot.texts import Tx
 
-
-class PartSource(Protocol):
-    """A feature with a section of its own in the export."""
-
-    async def export_parts(self, person: Person, tx: Tx) -> list[export.ExportPart]: ...
+# A feature with sections of its own in the export: what they hold for this person.
+PartSource = Callable[[Person, Tx], Awaitable[list[export.ExportPart]]]
 
 
 class Exporter:
@@ -43,7 +39,7 @@ class Exporter:
         """The document, and the person's local date (it names the file)."""
         now = self._clock()
         doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
-        parts = [part for source in self._sources for part in await source.export_parts(person, tx)]
+        parts = [part for source in self._sources for part in await source(person, tx)]
         if parts:
             doc = dataclasses.replace(doc, parts=tuple(parts))
         return doc, now.astimezone(export.zone_of(person)).date()

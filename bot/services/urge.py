@@ -19,7 +19,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from bot.clock import Clock
-from bot.services.export import ExportEntry, ExportPart
 from bot.services.no_contact import Mark, MarkKind, NoContact, State, allowed, no_contact
 from bot.services.people import PeopleService, Person, UnreadableDataError
 from bot.services.progress_chart import MOOD_MAX, MOOD_MIN, ChartData, MoodRating
@@ -396,38 +395,6 @@ class UrgeService:
             if answer is not None:
                 found.extend(part for part in answer.parts if part.strip())
         return found
-
-    # --- /export ------------------------------------------------------------------------
-
-    async def export_parts(self, person: Person, tx: Tx) -> list[ExportPart]:
-        """Its own sections: each hard moment, the held messages, My reasons."""
-        zone = zone_of(person)
-
-        def when(at: datetime) -> str:
-            return at.astimezone(zone).strftime("%Y-%m-%d %H:%M")
-
-        parts: list[ExportPart] = []
-        moments: list[ExportEntry] = []
-        for urge in await self.urges(person, datetime.fromtimestamp(0, UTC)):
-            if urge.follow_up is None:
-                line = tx("urge.export.line", strength=urge.strength)
-            else:
-                line = tx("urge.export.line_after", strength=urge.strength, after=urge.follow_up)
-            said: list[str] = []
-            if urge.trigger is not None:
-                said.append(tx("urge.export.trigger", trigger=tx(f"urge.trigger.{urge.trigger}")))
-            if urge.trigger_text:
-                said.append(urge.trigger_text)
-            moments.append(ExportEntry(when(urge.at), line, "\n".join(said)))
-        if moments:
-            parts.append(ExportPart(tx("urge.export.title"), tuple(moments)))
-        drafts = [ExportEntry(when(d.created_at), None, d.text) for d in await self.drafts(person)]
-        if drafts:
-            parts.append(ExportPart(tx("urge.export.drafts"), tuple(drafts)))
-        reasons = await self.reasons(person)
-        if reasons:
-            parts.append(ExportPart(tx("urge.export.reasons"), (ExportEntry("", None, reasons),)))
-        return parts
 
     # --- /progress ----------------------------------------------------------------------
 

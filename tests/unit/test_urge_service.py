@@ -18,6 +18,7 @@ from bot.services import export
 from bot.services.no_contact import MarkKind, State
 from bot.services.people import Person, Profile
 from bot.services.urge import UrgeService, offer_back_at
+from bot.services.urge_export import export_parts
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
 from bot.storage.schema import MIGRATIONS
@@ -171,7 +172,7 @@ async def test_the_export_has_its_own_sections(db: Database) -> None:
     await urges.answer_follow_up(person, urge.urge_id, 4)
     await urges.hold_draft(person, "# not a heading\nsecond line")
     await urges.set_reasons(person, "I can breathe here.")
-    parts = await urges.export_parts(person, tx)
+    parts = await export_parts(urges, person, tx)
     assert [p.title for p in parts] == [
         "Hard moments",
         "Messages held here, never sent",
