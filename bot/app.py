@@ -212,8 +212,9 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         crisis,
         PrivacyFeature(),
         WorksheetsFeature(),
-        DailyFeature(settings_menu=setup),
+        # Before the check-ins: its idle-text route (the pull-back offer) goes first.
         UrgeFeature(),
+        DailyFeature(settings_menu=setup),
         ProgressFeature(),
     ]
     hub = Hub()

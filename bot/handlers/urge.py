@@ -42,9 +42,12 @@ from bot.views.urge import (
     draft_buttons,
     draft_offer_back_view,
     draft_offer_view,
+    draft_shown_text,
     follow_up_view,
     offer_view,
+    reasons_text,
     reasons_view,
+    safe_people_text,
     strength_view,
     surf_view,
     trigger_view,
@@ -209,20 +212,12 @@ class UrgeFeature:
             await tell(context, person, done_text(tx, promised=promised))
         elif choice == "reasons":
             reasons = await _urges(context).reasons(person)
-            text = (
-                f"{tx('reasons.heading')}\n\n{reasons}"
-                if reasons
-                else tx("urge.after.reasons_none")
-            )
-            await tell(context, person, *after_view(tx, urge_id, text=text), protect=True)
+            shown = reasons_text(tx, reasons, tail=tx("urge.after.ask"))
+            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
         elif choice == "safe":
             people = await _urges(context).safe_people(person)
-            text = (
-                "\n\n".join([tx("urge.after.safe_person_intro"), *people])
-                if people
-                else tx("urge.after.safe_person_none")
-            )
-            await tell(context, person, *after_view(tx, urge_id, text=text), protect=True)
+            shown = safe_people_text(tx, people, tail=tx("urge.after.ask"))
+            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
 
     async def _draft_choice(
         self, update: Update, context: Context, person: Person, action: str, draft_id: str
@@ -236,7 +231,7 @@ class UrgeFeature:
         if action == "dr":
             await release(context, person, pressed_message(update))
             local = draft.created_at.astimezone(zone_of(person))
-            text = f"{tx('urge.draft.shown', date=local.date().isoformat())}\n\n{draft.text}"
+            text = draft_shown_text(tx, local.date().isoformat(), draft.text)
             await tell(context, person, text, draft_buttons(tx, draft_id, read=False), protect=True)
         elif action == "dk":
             await urges.keep_draft(person, draft_id)
@@ -313,7 +308,9 @@ class UrgeFeature:
         self, update: Update, context: Context, person: Person, text: str
     ) -> bool:
         """Words that sound like the pull back get the offer: never instead of a crisis
-        reply, at most once a local day, and never again once turned off."""
+        reply, at most once a local day, and never again once turned off. Tried before the
+        journal's route: a check-in reply that sounds like it is offered the flow and still
+        saved (this returns False for it, and the journal takes it)."""
         profile = person.profile
         if context.crisis is not None or not profile.onboarded or not profile.urge_offers:
             return False
@@ -325,7 +322,16 @@ class UrgeFeature:
         profile.urge_offered_on = today
         await context.services.people.save(person)
         await tell(context, person, *offer_view(context.tx))
-        return True
+        message = update.message
+        quoted = message.reply_to_message if message is not None else None
+        reply_to = (
+            quoted.message_id
+            if quoted is not None and quoted.from_user is not None and quoted.from_user.is_bot
+            else None
+        )
+        journal = context.services.journal
+        entry = await journal.prompt_for(person, reply_to, only_replies=bool(person.state))
+        return entry is None
 
     # --- the due job: check-backs and offers back -----------------------------------------
 

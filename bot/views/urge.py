@@ -4,6 +4,7 @@ a translator in, text and buttons out."""
 from __future__ import annotations
 
 from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
+from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
 from bot.services.no_contact import MarkKind, NoContact, State, allowed
 from bot.services.urge_model import FOLLOW_UP_DELAY, MAX_STRENGTH, check_back_key
 from bot.services.urge_texts import trigger_buttons
@@ -11,6 +12,30 @@ from bot.texts import Tx
 from bot.views import Button, Rows
 
 FOLLOW_UP_MINUTES = int(FOLLOW_UP_DELAY.total_seconds() // 60)
+
+
+def fit(head: str, words: str, tail: str = "") -> str:
+    """`head`, the person's own `words` and `tail` in one message: their words are shortened
+    (with an ellipsis) when all three would pass Telegram's limit."""
+    room = MESSAGE_LIMIT - utf16_len(head) - utf16_len(tail) - 4
+    body = truncate(words, max(room, 1), marker=ELLIPSIS)
+    return "\n\n".join(part for part in (head, body, tail) if part)
+
+
+def draft_shown_text(tx: Tx, day: str, text: str) -> str:
+    return fit(tx("urge.draft.shown", date=day), text)
+
+
+def reasons_text(tx: Tx, reasons: str | None, *, tail: str = "") -> str:
+    if not reasons:
+        return tx("urge.after.reasons_none") + (f"\n\n{tail}" if tail else "")
+    return fit(tx("reasons.heading"), reasons, tail)
+
+
+def safe_people_text(tx: Tx, people: list[str], *, tail: str = "") -> str:
+    if not people:
+        return tx("urge.after.safe_person_none") + (f"\n\n{tail}" if tail else "")
+    return fit(tx("urge.after.safe_person_intro"), "\n\n".join(people), tail)
 
 
 def _scale(action: str, item: str = "") -> Rows:
@@ -65,12 +90,14 @@ def surf_view(tx: Tx, steps: tuple[str, ...], urge_id: str, index: int) -> tuple
     return steps[index], [[(tx("urge.surf.btn_next"), nxt)], [(tx("urge.surf.btn_stop"), stop)]]
 
 
-def after_view(tx: Tx, urge_id: str, *, text: str | None = None) -> tuple[str, Rows]:
+def after_view(tx: Tx, urge_id: str, *, shown: str = "") -> tuple[str, Rows]:
+    """What might help next; `shown`: "reasons" or "safe" puts that above the question
+    (built by the caller with `reasons_text` / `safe_people_text`)."""
+
     def button(key: str, choice: str) -> Button:
         return (tx(f"urge.after.btn_{key}"), UrgeButton("a", urge_id, choice).encode())
 
-    body = tx("urge.after.ask") if text is None else f"{text}\n\n{tx('urge.after.ask')}"
-    return body, [
+    return shown or tx("urge.after.ask"), [
         [button("reasons", "reasons"), button("safe_person", "safe")],
         [button("again", "again")],
         [button("done", "done")],
@@ -122,7 +149,7 @@ def draft_buttons(tx: Tx, draft_id: str, *, read: bool = True) -> Rows:
 def reasons_view(tx: Tx, reasons: str | None) -> tuple[str, Rows]:
     if not reasons:
         return tx("reasons.none"), [[(tx("reasons.btn_write"), UrgeButton("redit").encode())]]
-    return f"{tx('reasons.heading')}\n\n{reasons}", [
+    return fit(tx("reasons.heading"), reasons), [
         [(tx("reasons.btn_edit"), UrgeButton("redit").encode())]
     ]
 

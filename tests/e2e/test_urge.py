@@ -457,3 +457,18 @@ async def test_the_no_contact_day_in_the_check_in_never_on_a_neutral_lock_screen
     await bot.press(prompt, "Show")
     shown = await bot.find("No contact: day 2")
     assert shown.message_id == prompt.message_id
+
+
+async def test_a_check_in_reply_that_sounds_like_the_pull_is_offered_and_still_saved(
+    bot: BotUnderTest,
+) -> None:
+    await join(bot)
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    await run_daily(bot)
+    (prompt,) = prompts_to(bot)
+    await bot.send("I miss him so much today", reply_to_message_id=prompt.message_id)
+    await bot.next(containing=OFFER)
+    await bot.next(containing="Saved to your journal")
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    assert (await bot.services.journal.page(person, 0, 5)).total == 1
