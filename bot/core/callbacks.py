@@ -258,7 +258,9 @@ class UrgeButton(CallbackData):
     arg a number (a strength, a step) or a trigger id; which action carries which is fixed."""
 
     PREFIX: ClassVar[str] = "urg"
-    BARE: ClassVar[frozenset[str]] = frozenset({"go", "no", "never", "offers", "rsn", "redit"})
+    BARE: ClassVar[frozenset[str]] = frozenset(
+        {"go", "ci", "no", "never", "offers", "rsn", "redit"}
+    )
     WITH_ARG: ClassVar[frozenset[str]] = frozenset({"s"})
     WITH_ID: ClassVar[frozenset[str]] = frozenset({"tk", "dw", "dn", "x", "fx", "dr", "dk", "dd"})
     WITH_ID_ARG: ClassVar[frozenset[str]] = frozenset({"t", "n", "a", "f"})
@@ -300,7 +302,7 @@ class UrgeButton(CallbackData):
 
 
 class NoContactButton(
-    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff"
+    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff|show"
 ):
     pass
 

@@ -10,6 +10,7 @@ from bot.context import Context
 from bot.core.callbacks import MoodButton, NoContactButton
 from bot.core.hub import Hub
 from bot.handlers.common import (
+    Button,
     command_person,
     current_person,
     remember,
@@ -18,6 +19,7 @@ from bot.handlers.common import (
     tell,
 )
 from bot.services.no_contact import MarkKind
+from bot.services.people import Person
 from bot.services.progress_chart import ChartLabels
 from bot.services.urge import UrgeService
 from bot.services.urge_model import reading_text
@@ -30,6 +32,10 @@ class ProgressFeature:
         hub.command("nocontact", self.no_contact_command)
         hub.router.on_callback(NoContactButton, self.on_no_contact)
         hub.router.on_callback(MoodButton, self.on_mood)
+        hub.settings_rows.append(self.settings_rows)
+
+    async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
+        return [[(context.tx("nocontact.btn_settings"), NoContactButton("show").encode())]]
 
     async def no_contact_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
@@ -63,6 +69,11 @@ class ProgressFeature:
             return
         tx = context.tx
         urges = _urges(context)
+        if data.value == "show":
+            count = await urges.count(person)
+            shown = person.profile.nocontact_in_checkin
+            await tell(context, person, *no_contact_view(tx, count, in_checkin=shown))
+            return
         if data.value in ("inon", "inoff"):
             person.profile.nocontact_in_checkin = data.value == "inon"
             await context.services.people.save(person)

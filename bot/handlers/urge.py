@@ -112,6 +112,8 @@ class UrgeFeature:
         if action == "go":
             await release(context, person, pressed)
             await self._begin(context, person)
+        elif action == "ci":  # from the check-in, whose own buttons stay
+            await self._begin(context, person)
         elif action == "no":
             await release(context, person, pressed)
         elif action == "offers":

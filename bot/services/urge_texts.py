@@ -63,7 +63,7 @@ TEXT_KEYS: dict[str, frozenset[str]] = {
         "nocontact", "offer btn_start btn_pause btn_resume btn_reset btn_stop started not_running"
     ),
     **_keys("nocontact", "reset_confirm btn_reset_yes btn_reset_no reset stopped"),
-    **_keys("nocontact", "btn_checkin_on btn_checkin_off checkin_on checkin_off"),
+    **_keys("nocontact", "btn_checkin_on btn_checkin_off checkin_on checkin_off btn_settings"),
     **_keys("nocontact", "running paused_status paused resumed checkin_line", frozenset({"day"})),
     **_keys("progress.reading", " ".join(READING_KEYS)),
     "progress.empty": _NONE,

@@ -208,4 +208,4 @@ def mood_row(tx: Tx, local_date: str) -> list[Button]:
 
 def checkin_rows(tx: Tx, local_date: str) -> Rows:
     """What the check-in offers from this feature: the day's mood, and "A hard moment"."""
-    return [mood_row(tx, local_date), [(tx("urge.label"), UrgeButton("go").encode())]]
+    return [mood_row(tx, local_date), [(tx("urge.label"), UrgeButton("ci").encode())]]

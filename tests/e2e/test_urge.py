@@ -238,6 +238,11 @@ async def test_no_contact_days_start_pause_reset(bot: BotUnderTest) -> None:
     confirm = await bot.find("Start again from day 1?")
     await bot.press(confirm, "Yes, start again")
     await bot.find("Starting again is part of it")
+    # /settings has a plain row for it.
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Day count")
+    await bot.next(containing="Today is day 1 of no contact")
     assert paused is not None
 
 
@@ -370,22 +375,21 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
     assert render_png(data, LABELS).png == chart.photo.data
 
 
-@pytest.mark.parametrize("rating", [2])
-async def test_the_check_in_offers_a_mood_tap_and_a_hard_moment(
-    bot: BotUnderTest, rating: int
-) -> None:
-    await bot.onboard()
+async def test_the_check_in_offers_a_mood_tap_and_a_hard_moment(bot: BotUnderTest) -> None:
+    await join(bot)
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    await run_daily(bot)
+    (prompt,) = prompts_to(bot)
+    await bot.press(prompt, "2")
+    await bot.next(containing="Noted: 2 of 5")
     person = await bot.services.people.load(USER)
     assert person is not None
-    local = bot.clock().date().isoformat()
-    # The buttons under a check-in (views/journal.py puts them there; test_daily sees them).
-    anchor = await bot.find("All set")
-    await bot.press(anchor, data=f"mood:{local}:{rating}")
-    await bot.next(containing=f"Noted: {rating} of 5")
     moods = await bot.services.urges.moods(person, bot.clock().date())
-    assert [(m.day.isoformat(), m.rating) for m in moods] == [(local, rating)]
-    await bot.press(anchor, data="urg:go")
+    assert [(m.day.isoformat(), m.rating) for m in moods] == [("2026-12-01", 2)]
+    await bot.press(prompt, "A hard moment")
     await bot.next(containing=STRENGTH)
+    # The check-in keeps its own buttons (snooze, skip, the mood) for later.
+    assert "Remind me in an hour" in [label for label, _ in buttons_of(prompt)]
 
 
 async def test_progress_in_the_worker_process_as_in_production(bot: BotUnderTest) -> None:
