@@ -8,6 +8,7 @@ one way. Only this module and bot/runtime.py construct stores and services.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,18 +38,23 @@ from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
+from bot.handlers.progress import ProgressFeature
 from bot.handlers.setup import SetupFeature
+from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
+from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.progress_chart import ChartRenderer
+from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
@@ -56,6 +62,7 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
+from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -111,6 +118,8 @@ class Foundation:
     keys: KeyStore
     pseudonym_key: bytes
     clock: Clock
+    # Made and warmed up by the lifecycle (a process to start and stop); None: one thread.
+    chart: ChartRenderer | None = None
 
 
 def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
@@ -130,12 +139,13 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
     journal_store = JournalStore(db)
+    urges = UrgeService(UrgeStore(db), worksheet_data, people, content.texts, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts),
+        sender=make_sender(app.bot, content.texts, urges.checkin_line_by_id),
         is_running=lambda: app.running,
     )
     return Services(
@@ -151,7 +161,15 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        exporter=Exporter(
+            worksheet_data,
+            journal_store,
+            content.prompts,
+            clock,
+            sources=(functools.partial(urge_export.export_parts, urges),),
+        ),
+        urges=urges,
+        chart=base.chart or ChartRenderer("thread"),
         urgent_bot=urgent_bot,
     )
 
@@ -198,7 +216,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         crisis,
         PrivacyFeature(),
         worksheets,
+        # Before the check-ins: its idle-text route (the pull-back offer) goes first.
+        UrgeFeature(),
         DailyFeature(settings_menu=setup),
+        ProgressFeature(),
         conversation,
     ]
     hub = Hub()

@@ -9,6 +9,9 @@ The column holds a short ASCII string (never anything a person wrote):
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
   none; text whose id is below the question's was typed before it appeared).
 
+- ``urge:<step>:<id>``: the urge flow waiting for typed words (`trigger`, `draft`) with
+  the urge's random id, or My reasons being written (`reasons`, id ``-``).
+
 Decoding validates once (ASCII digits, whole-string match); everything after works with
 typed values. Anything else decodes to None and is treated as nothing pending.
 """
@@ -20,6 +23,8 @@ from dataclasses import dataclass
 
 SETUP_PREFIX = "setup"
 WORKSHEET_PREFIX = "ws"
+URGE_PREFIX = "urge"
+URGE_STEPS = ("trigger", "draft", "reasons")
 ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
@@ -63,7 +68,19 @@ class WorksheetState:
         return WorksheetState(self.worksheet_id, position=self.position)
 
 
-PersonState = SetupState | WorksheetState
+_URGE = re.compile(r"urge:(trigger|draft|reasons):([0-9a-f]{24}|-)")
+
+
+@dataclass(frozen=True)
+class UrgeState:
+    step: str
+    urge_id: str = "-"
+
+    def encode(self) -> str:
+        return f"{URGE_PREFIX}:{self.step}:{self.urge_id}"
+
+
+PersonState = SetupState | WorksheetState | UrgeState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -76,6 +93,9 @@ def decode_state(state: str) -> PersonState | None:
             int(found.group(4) or -1),
             int(found.group(5) or -1),
         )
+    urge = _URGE.fullmatch(state)
+    if urge is not None:
+        return UrgeState(urge.group(1), urge.group(2))
     setup = _SETUP.fullmatch(state)
     if setup is not None:
         mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
@@ -91,3 +111,8 @@ def worksheet_state(state: str) -> WorksheetState | None:
 def setup_state(state: str) -> SetupState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, SetupState) else None
+
+
+def urge_state(state: str) -> UrgeState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, UrgeState) else None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -47,8 +47,13 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here)."""
+CountLine = Callable[[str], Awaitable[str | None]]
+
+
+def make_sender(bot: ExtBot[Any], tx: Tx, count_line: CountLine | None = None) -> Sender:
+    """How the dispatcher sends one prompt (a Telegram call: so it lives here).
+    `count_line`: the no-contact day for a person who asked for it in the check-in, added
+    at the end (never with neutral wording: there it waits for "Show")."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
@@ -60,9 +65,13 @@ def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
             markup = markups[cache_key] = keyboard(
                 prompt_buttons(tx, claim.local_date, show=claim.neutral)
             )
+        text = prompt_text(tx, claim.prompt.text, neutral=claim.neutral)
+        if claim.count_line and not claim.neutral and count_line is not None:
+            line = await count_line(claim.person_id)
+            text = f"{text}\n\n{line}" if line else text
         message = await bot.send_message(
             claim.chat_id,
-            prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
+            text,
             reply_markup=markup,
             disable_notification=claim.silent,
             # At most once: a timed-out prompt may have arrived, so it is not retried.
@@ -174,6 +183,10 @@ class DailyFeature:
             return
         tx = context.tx
         text = prompt_text(tx, prompt, neutral=True, shown=True)
+        if person.profile.nocontact_in_checkin:
+            # On screen now, opened by the person: the count may show.
+            line = await context.services.urges.checkin_line(person)
+            text = f"{text}\n\n{line}" if line else text
         with contextlib.suppress(BadRequest):  # already shown, or too old to edit
             await query.message.edit_text(text, reply_markup=keyboard(prompt_buttons(tx, day)))
 

@@ -50,6 +50,10 @@ class Profile:
     # A check-in day whose journal entry was undone: free text that day is no longer
     # taken for the journal (a Telegram reply still is).
     journal_closed: str | None = None
+    # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
+    urge_offers: bool = True
+    urge_offered_on: str | None = None  # the local date it was last offered
+    nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

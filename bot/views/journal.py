@@ -11,6 +11,7 @@ from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
 from bot.services.journal import Entry, Page
 from bot.texts import Tx
 from bot.views import Button, Rows
+from bot.views.urge import checkin_rows
 
 PROMPT_PREVIEW = 90  # characters of the prompt shown above each journal entry
 
@@ -37,6 +38,8 @@ def prompt_buttons(tx: Tx, local_date: str, *, show: bool = False) -> Rows:
         *rows,
         [button("daily.btn_snooze", "snooze")],
         [button("daily.btn_skip", "skip"), button("daily.btn_pause", "pause", "")],
+        # The day's 1-5 mood (optional) and "A hard moment" (issue 15).
+        *checkin_rows(tx, local_date),
     ]
 
 

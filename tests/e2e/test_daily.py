@@ -134,6 +134,12 @@ async def test_prompts_go_out_at_local_time_in_each_zone(bot: BotUnderTest) -> N
         "Remind me in an hour",
         "Skip today",
         "Pause check-ins",
+        "1 (low)",
+        "2",
+        "3",
+        "4",
+        "5 (good)",
+        "A hard moment",
     ]
 
 

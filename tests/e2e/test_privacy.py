@@ -46,6 +46,7 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.next(PERSON, containing="112")
     await bot.send(f"just a note {CANARY}", user=PERSON)
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
+    await ride_a_wave(bot)
     await answer_a_worksheet(bot)
     await reply_to_a_check_in(bot)
     await bot.settle()
@@ -62,6 +63,33 @@ async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     reply = await bot.send(f"journal {CANARY}", user=PERSON, reply_to_message_id=prompt.message_id)
     await bot.next(PERSON, containing="Saved to your journal")
     await bot.edit(reply, f"journal, edited {CANARY}", user=PERSON)
+
+
+async def ride_a_wave(bot: BotUnderTest) -> None:
+    """The urge flow's typed words: a trigger, a held draft, My reasons; and a mood tap."""
+    await bot.send("/urge", user=PERSON)
+    ask = await bot.next(PERSON, containing="How strong is the pull")
+    await bot.press(ask, "7", user=PERSON)
+    trigger = await bot.next(PERSON, containing="What set it off")
+    await bot.press(trigger, "Something else", user=PERSON)
+    await bot.next(PERSON, containing="In a few words")
+    await bot.send(f"trigger {CANARY}", user=PERSON)
+    offer = await bot.next(PERSON, containing="I'll hold it")
+    await bot.press(offer, "Write it here", user=PERSON)
+    await bot.next(PERSON, containing="as much or as little")
+    await bot.send(f"draft {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="I'm holding it")
+    await bot.send("/reasons", user=PERSON)
+    none = await bot.next(PERSON, containing="haven't written your reasons")
+    await bot.press(none, "Write them", user=PERSON)
+    await bot.next(PERSON, containing="Write your reasons")
+    await bot.send(f"reasons {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="Kept, encrypted")
+    await bot.send("/nocontact", user=PERSON)
+    count = await bot.next(PERSON, containing="count the days")
+    await bot.press(count, "Start counting", user=PERSON)
+    await bot.press(count, data="mood:2026-11-30:4", user=PERSON)
+    await bot.next(PERSON, containing="Noted: 4 of 5")
 
 
 async def answer_a_worksheet(bot: BotUnderTest) -> None:
@@ -95,6 +123,10 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
     exports = [m.document for m in bot.emu.messages_to(PERSON) if m.document is not None]
     assert exports and CANARY.encode() in exports[-1].data
+    for words in (b"trigger ", b"draft ", b"reasons "):  # the urge flow's own section
+        assert words + CANARY.encode() in exports[-1].data, words
+    urges = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM urges")
+    assert urges is not None and urges["n"] == 1
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 1
 
