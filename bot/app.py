@@ -34,6 +34,7 @@ from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
 from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.crisis import CrisisFeature
+from bot.handlers.crisis_keep import CrisisKeepFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
@@ -192,6 +193,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         basics,
         setup,
         crisis,
+        CrisisKeepFeature(),
         PrivacyFeature(),
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),

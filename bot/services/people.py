@@ -44,6 +44,9 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # Texts that triggered the crisis path inside an answer or a journal reply, held until
+    # the person says keep or don't keep (bot/services/crisis_capture.py owns the shape).
+    held: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -77,10 +80,11 @@ class Person:
 
 
 class PersonListener(Protocol):
-    """Told when a person is read or written (their crisis-relevant settings) and when they
-    are forgotten: the crisis cache and the message ledger keep nothing of them then."""
+    """Told when a person is read or written (their crisis-relevant settings and their
+    state: what typed text answers) and when they are forgotten: the crisis cache and the
+    message ledger keep nothing of them then."""
 
-    def seen(self, person_id: str, country: str | None, silent: bool) -> None: ...
+    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None: ...
 
     def forgotten(self, person_id: str) -> None: ...
 
@@ -167,7 +171,7 @@ class PeopleService:
                 anchored,
             )
             raise RolledBackError(row.person_id)
-        self._cache_prefs(row.person_id, profile)
+        self._cache_prefs(row.person_id, profile, row.state)
         return Person(
             person_id=row.person_id,
             chat_id=chat_id,
@@ -213,7 +217,7 @@ class PeopleService:
             state,
             self._now(),
         )
-        self._cache_prefs(person_id, profile)
+        self._cache_prefs(person_id, profile, state)
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
@@ -229,16 +233,17 @@ class PeopleService:
             state=person.state,
             active=person.active,
         )
-        self._cache_prefs(person.person_id, person.profile)
+        self._cache_prefs(person.person_id, person.profile, person.state)
         await self.keys.anchor_version(person.person_id, person.profile.revision)
 
-    def _cache_prefs(self, person_id: str, profile: Profile) -> None:
+    def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
         for listener in self._listeners:
-            listener.seen(person_id, profile.country, profile.silent)
+            listener.seen(person_id, profile.country, profile.silent, state)
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state
         await self.store.update(person.person_id, now=self._now(), state=state)
+        self._cache_prefs(person.person_id, person.profile, state)
 
     async def set_active(self, person_id: str, active: bool) -> None:
         await self.store.update(person_id, now=self._now(), active=active)

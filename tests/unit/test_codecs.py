@@ -11,6 +11,7 @@ from bot.core.callbacks import (
     CrisisButton,
     DailyButton,
     JournalButton,
+    KeepButton,
     SettingsButton,
     TimeButton,
     WorksheetButton,
@@ -64,6 +65,8 @@ def test_stored_states_decode_once(stored: str, expected: object) -> None:
         ZoneButton("America/Argentina/Buenos_Aires"),
         TimeButton("07:30"),
         SettingsButton("pause:on"),
+        KeepButton(True, 123456789012),
+        KeepButton(False, 1),
     ],
 )
 def test_buttons_round_trip_within_telegrams_limit(button: object) -> None:
@@ -98,6 +101,10 @@ def test_the_encodings_old_buttons_carry_still_decode() -> None:
         (CountryButton, "gb"),
         (TimeButton, "7pm"),
         (SettingsButton, "pause:maybe"),
+        (KeepButton, "yes"),
+        (KeepButton, "maybe:12"),
+        (KeepButton, "yes:-1"),
+        (KeepButton, "no:1²"),
     ],
 )
 def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
@@ -106,6 +113,13 @@ def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
 
 @given(st.text(max_size=70))
 def test_no_input_makes_a_decoder_raise(rest: str) -> None:
-    for kind in (WorksheetButton, DailyButton, JournalButton, CrisisButton, SettingsButton):
+    for kind in (
+        WorksheetButton,
+        DailyButton,
+        JournalButton,
+        CrisisButton,
+        SettingsButton,
+        KeepButton,
+    ):
         kind.decode(rest)
     decode_state(rest)
