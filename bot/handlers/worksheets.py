@@ -162,6 +162,8 @@ class WorksheetsFeature:
         if capture is not Capture.KEEP_QUIETLY:
             await ensure_reply(update, context)  # a held-back check goes out after all
         outcome = await flow.receive(person, message.message_id, text, capture)
+        if not isinstance(outcome, Saved):
+            await ensure_reply(update, context)  # no "Saved" to carry the quiet line
         if isinstance(outcome, HeldBack):
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
