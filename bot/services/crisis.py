@@ -367,7 +367,8 @@ class CrisisDetector:
                 # A match that needed a typo guess is a weak match: ask, don't alarm.
                 sentence = bisect.bisect_right(offsets, start) - 1
                 found.append((category, UNCERTAIN if guessed else tier, sentence))
-                covered.append((start, end))
+                if whole is not None:
+                    covered.append((start, end))
             if whole is not None and covered and _covers(text, covered):
                 whole.append(True)
         return [(c, t, sentence in past, safe) for c, t, sentence in found]
