@@ -1,15 +1,16 @@
 """Crisis benchmarks (run by hand; results go to docs/performance.md).
 
     .venv/bin/python -m bench.bench_crisis detector
-    .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500]
+    .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500] [--message TEXT]
 
 `detector`: the cost of CrisisDetector.detect per message over a realistic mix.
 `latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
-updates per second. Latency is measured from the moment the crisis message is queued at
-the (emulated) Bot API to the moment the bot's reply reaches it: it includes long polling
-and the HTTP round trips, so it is stricter than the handler's own time. The emulator and
-the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
-is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
+updates per second (`--message`: the crisis text; the default is tier 1, "I'm not ok"
+measures the tier-2 safety check). Latency is measured from the moment the crisis message
+is queued at the (emulated) Bot API to the moment the bot's reply reaches it: it includes
+long polling and the HTTP round trips, so it is stricter than the handler's own time. The
+emulator and the load generator run in a child process, as Telegram would be elsewhere; the
+rate limiter is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from bot.content import load_content
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.runtime import Runtime
 
+TIER_ONE = "help, he is outside"  # the emergency reply; "I'm not ok" is the tier-2 check
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 ORDINARY = [
     "I went for a walk today and the air felt good",
@@ -97,7 +99,7 @@ def bench_detector() -> None:
     print(f"p50: {p50:.1f} µs  p99: {p99:.1f} µs  max: {timings[-1] / 1000:.1f} µs")
 
 
-async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
+async def _drive_load(conn: Connection, seconds: float, rate: float, text: str) -> None:
     """Child process: the emulated Bot API plus the people typing, so that their CPU is not
     counted against the bot."""
     emu = BotApiEmulator(record_calls=False, keep_per_chat=50)
@@ -127,7 +129,7 @@ async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
             uid = crisis_users[crisis_count % len(crisis_users)]
             crisis_count += 1
             sent_at[uid] = time.perf_counter()
-            emu.user_sends(uid, "help, he is outside")
+            emu.user_sends(uid, text)
             next_crisis += 0.05
         await asyncio.sleep(0.002)  # pacing the load generator, not waiting for results
     backlog = emu.pending_updates()
@@ -137,14 +139,14 @@ async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
     await emu.stop()
 
 
-def _child(conn: Connection, seconds: float, rate: float) -> None:
-    asyncio.run(_drive_load(conn, seconds, rate))
+def _child(conn: Connection, seconds: float, rate: float, text: str) -> None:
+    asyncio.run(_drive_load(conn, seconds, rate, text))
 
 
-async def bench_latency(seconds: float, rate: float) -> None:
+async def bench_latency(seconds: float, rate: float, text: str = TIER_ONE) -> None:
     parent, child = multiprocessing.Pipe()
     process = multiprocessing.get_context("spawn").Process(
-        target=_child, args=(child, seconds, rate)
+        target=_child, args=(child, seconds, rate, text)
     )
     process.start()
     base_url = await asyncio.to_thread(parent.recv)
@@ -196,11 +198,12 @@ def main() -> None:
     parser.add_argument("which", choices=["detector", "latency"])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--rate", type=float, default=500)
+    parser.add_argument("--message", default=TIER_ONE, help="the crisis text sent")
     args = parser.parse_args()
     if args.which == "detector":
         bench_detector()
     else:
-        asyncio.run(bench_latency(args.seconds, args.rate))
+        asyncio.run(bench_latency(args.seconds, args.rate, args.message))
 
 
 if __name__ == "__main__":

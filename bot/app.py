@@ -36,6 +36,7 @@ from bot.core.hub import Command, Feature, Hub
 from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
+from bot.handlers.crisis_keep import CrisisKeepFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.progress import ProgressFeature
@@ -214,6 +215,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         basics,
         setup,
         crisis,
+        CrisisKeepFeature(),
         PrivacyFeature(),
         worksheets,
         # Before the check-ins: its idle-text route (the pull-back offer) goes first.

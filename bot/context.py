@@ -74,6 +74,9 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         super().__init__(application, chat_id=chat_id, user_id=user_id)
         self.crisis: CrisisMatch | None = None
         self.crisis_reply: Message | None = None
+        # A tier-2 safety-plan answer: the check was held back for the quiet line
+        # (bot/handlers/crisis.py, `ensure_reply`).
+        self.crisis_quiet = False
 
     def note_saved(self, update_id: int) -> None:
         """What the person wrote in this update is stored: if handling fails after this,

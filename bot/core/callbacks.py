@@ -148,6 +148,26 @@ class CheckButton(CallbackData):
         return cls(action, kind)
 
 
+@dataclass(frozen=True)
+class KeepButton(CallbackData):
+    """`keep:<yes|no>:<message id>`: keep or let go of a text that triggered the crisis
+    path inside an answer or a journal reply (held until then; the id finds it)."""
+
+    PREFIX: ClassVar[str] = "keep"
+    keep: bool
+    message_id: int
+
+    def encode(self) -> str:
+        return f"{self.PREFIX}:{'yes' if self.keep else 'no'}:{self.message_id}"
+
+    @classmethod
+    def decode(cls, rest: str) -> Self | None:
+        choice, _, number = rest.partition(":")
+        if choice not in ("yes", "no") or not _NUMBER.fullmatch(number):
+            return None
+        return cls(choice == "yes", int(number))
+
+
 # --- daily check-ins and the journal ------------------------------------------------
 
 

@@ -21,6 +21,7 @@ from telegram.ext import ExtBot
 from bot.context import Context
 from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.core.hub import Hub
+from bot.handlers import crisis_keep
 from bot.handlers.common import (
     Button,
     command_person,
@@ -263,6 +264,8 @@ class DailyFeature:
         )
         if prompt_id is None:
             return False
+        if await crisis_keep.journal_reply(update, context, person, prompt_id, text):
+            return True  # a crisis word alone is not kept; longer text waits for their choice
         entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)
         log.info("journal entry saved")

@@ -61,7 +61,7 @@ class MessageLedger:
             raise
 
     # PersonListener: a forgotten person's pending ids are never written.
-    def seen(self, person_id: str, country: str | None, silent: bool) -> None:
+    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None:
         return
 
     def forgotten(self, person_id: str) -> None:

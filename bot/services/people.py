@@ -54,6 +54,9 @@ class Profile:
     urge_offers: bool = True
     urge_offered_on: str | None = None  # the local date it was last offered
     nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
+    # Texts that triggered the crisis path inside an answer or a journal reply, held until
+    # the person says keep or don't keep (bot/services/crisis_capture.py owns the shape).
+    held: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -87,10 +90,11 @@ class Person:
 
 
 class PersonListener(Protocol):
-    """Told when a person is read or written (their crisis-relevant settings) and when they
-    are forgotten: the crisis cache and the message ledger keep nothing of them then."""
+    """Told when a person is read or written (their crisis-relevant settings and their
+    state: what typed text answers) and when they are forgotten: the crisis cache and the
+    message ledger keep nothing of them then."""
 
-    def seen(self, person_id: str, country: str | None, silent: bool) -> None: ...
+    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None: ...
 
     def forgotten(self, person_id: str) -> None: ...
 
@@ -177,7 +181,7 @@ class PeopleService:
                 anchored,
             )
             raise RolledBackError(row.person_id)
-        self._cache_prefs(row.person_id, profile)
+        self._cache_prefs(row.person_id, profile, row.state)
         return Person(
             person_id=row.person_id,
             chat_id=chat_id,
@@ -223,7 +227,7 @@ class PeopleService:
             state,
             self._now(),
         )
-        self._cache_prefs(person_id, profile)
+        self._cache_prefs(person_id, profile, state)
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
@@ -239,16 +243,17 @@ class PeopleService:
             state=person.state,
             active=person.active,
         )
-        self._cache_prefs(person.person_id, person.profile)
+        self._cache_prefs(person.person_id, person.profile, person.state)
         await self.keys.anchor_version(person.person_id, person.profile.revision)
 
-    def _cache_prefs(self, person_id: str, profile: Profile) -> None:
+    def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
         for listener in self._listeners:
-            listener.seen(person_id, profile.country, profile.silent)
+            listener.seen(person_id, profile.country, profile.silent, state)
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state
         await self.store.update(person.person_id, now=self._now(), state=state)
+        self._cache_prefs(person.person_id, person.profile, state)
 
     async def set_active(self, person_id: str, active: bool) -> None:
         await self.store.update(person_id, now=self._now(), active=active)

@@ -505,15 +505,18 @@ async def test_an_edited_reply_updates_its_entry(bot: BotUnderTest) -> None:
     assert bot.unread() == []  # no chatter about an edit
 
 
-async def test_a_crisis_word_in_a_reply_is_kept_without_a_cheerful_ack(
+async def test_a_crisis_reply_is_kept_only_when_asked_without_a_cheerful_ack(
     bot: BotUnderTest,
 ) -> None:
     prompt = await prompt_arrives(bot)
     await bot.send("some days I want to die", reply_to_message_id=prompt.message_id)
-    await bot.next(containing="glad you told me")
+    reply = await bot.next(containing="glad you told me")
     await bot.settle()
-    assert await entries(bot) == ["some days I want to die"]
+    assert await entries(bot) == []  # held until they choose
     assert not any("Saved to your journal" in (m.text or "") for m in bot.unread())
+    await bot.press(reply, "Keep in my journal")
+    await bot.next(containing="Kept in your journal")
+    assert await entries(bot) == ["some days I want to die"]
 
 
 async def test_journal_pages(bot: BotUnderTest) -> None:

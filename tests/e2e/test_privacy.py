@@ -120,6 +120,8 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     people = bot.services.people
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
+    # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
+    assert any(CANARY in str(held.get("t")) for held in person.profile.held)
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
     exports = [m.document for m in bot.emu.messages_to(PERSON) if m.document is not None]
     assert exports and CANARY.encode() in exports[-1].data

@@ -11,6 +11,7 @@ from bot.core.callbacks import (
     CrisisButton,
     DailyButton,
     JournalButton,
+    KeepButton,
     MoodButton,
     NoContactButton,
     SettingsButton,
@@ -81,6 +82,8 @@ def test_stored_states_decode_once(stored: str, expected: object) -> None:
         UrgeButton("dd", URGE_ID),
         NoContactButton("resetok"),
         MoodButton("2026-12-01", 5),
+        KeepButton(True, 123456789012),
+        KeepButton(False, 1),
     ],
 )
 def test_buttons_round_trip_within_telegrams_limit(button: object) -> None:
@@ -123,6 +126,10 @@ def test_the_encodings_old_buttons_carry_still_decode() -> None:
         (NoContactButton, "delete"),
         (MoodButton, "2026-12-01:6"),
         (MoodButton, "2026-13-01:3"),
+        (KeepButton, "yes"),
+        (KeepButton, "maybe:12"),
+        (KeepButton, "yes:-1"),
+        (KeepButton, "no:1²"),
     ],
 )
 def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
@@ -139,6 +146,7 @@ def test_no_input_makes_a_decoder_raise(rest: str) -> None:
         SettingsButton,
         UrgeButton,
         MoodButton,
+        KeepButton,
     ):
         kind.decode(rest)
     decode_state(rest)
