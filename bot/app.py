@@ -35,6 +35,7 @@ from bot.core.hub import Command, Feature, Hub
 from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
+from bot.handlers.discretion import DiscretionFeature
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
@@ -44,6 +45,7 @@ from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
+from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
@@ -52,12 +54,14 @@ from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryStore
+from bot.storage.discretion import DiscretionStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
+GROUP_PANIC = -20
 GROUP_CRISIS = -10
 GROUP_PRIVATE_ONLY = -5
 GROUP_COMMANDS = 0
@@ -122,8 +126,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people_store = PeopleStore(db)
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
+    cover = CoverCache()
     people = PeopleService(
-        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, cover)
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
@@ -135,6 +140,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         clock=clock,
         sender=make_sender(app.bot, content.texts),
         is_running=lambda: app.running,
+        in_cover=cover.in_cover,
     )
     return Services(
         settings=settings,
@@ -150,6 +156,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
         exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        discretion=DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock),
+        cover=cover,
         urgent_bot=urgent_bot,
     )
 
@@ -188,10 +196,12 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     setup = SetupFeature()
     basics = BasicsFeature(setup)
     crisis = CrisisFeature()
+    discretion = DiscretionFeature(crisis)
     features: list[Feature] = [
         basics,
         setup,
         crisis,
+        discretion,
         PrivacyFeature(),
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),
@@ -205,6 +215,13 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     processor.early_reply = early_reply
 
+    async def early_panic(update: Update) -> bool:
+        return await discretion.early(update, app)
+
+    processor.early_panic = early_panic
+
+    # -20: a panic word, and everything while in cover, from memory (docs/discretion.md).
+    app.add_handler(TypeHandler(Update, discretion.guard), GROUP_PANIC)
     # -10: crisis words, before anything can wait on storage or a conversation.
     app.add_handler(CommandHandler("sos", crisis.on_sos), GROUP_CRISIS)
     app.add_handler(CommandHandler("help", crisis.on_help), GROUP_CRISIS)

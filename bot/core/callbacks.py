@@ -95,6 +95,15 @@ class DayButton(_Choice, prefix="day", pattern=r"mon|tue|wed|thu|fri|sat|sun|don
     pass
 
 
+class DiscretionButton(
+    _Choice,
+    prefix="dsc",
+    pattern=r"menu|panic|return|noreturn|off|erase:(?:on|off)|theme:[a-z]{1,12}|keep|remove|hide",
+):
+    """The panic-word menu in /settings, and the Keep / Remove / Hide buttons on messages
+    that should not stay in the chat."""
+
+
 class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):
     pass
 

@@ -4,6 +4,7 @@ The column holds a short ASCII string (never anything a person wrote):
 
 - ``""``: nothing pending; free text goes to the idle routes (the journal).
 - ``setup:<step>:<mode>``: an onboarding or settings step waiting for typed input.
+- ``disc:panic`` / ``disc:return``: /settings waits for a panic or return word.
 - ``ws:<worksheet>:<question msg>:<"Saved" msg>:<position>:<previous>``: a worksheet
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
@@ -19,11 +20,13 @@ import re
 from dataclasses import dataclass
 
 SETUP_PREFIX = "setup"
+DISCRETION_PREFIX = "disc"
 WORKSHEET_PREFIX = "ws"
 ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
 
+_DISCRETION = re.compile(r"disc:(panic|return)")
 _SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
 # [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
 # trailing newline through).
@@ -63,7 +66,17 @@ class WorksheetState:
         return WorksheetState(self.worksheet_id, position=self.position)
 
 
-PersonState = SetupState | WorksheetState
+@dataclass(frozen=True)
+class DiscretionState:
+    """A panic or return word is being typed in /settings (the word itself is never kept)."""
+
+    word: str  # "panic" | "return"
+
+    def encode(self) -> str:
+        return f"{DISCRETION_PREFIX}:{self.word}"
+
+
+PersonState = SetupState | WorksheetState | DiscretionState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -76,6 +89,9 @@ def decode_state(state: str) -> PersonState | None:
             int(found.group(4) or -1),
             int(found.group(5) or -1),
         )
+    discretion = _DISCRETION.fullmatch(state)
+    if discretion is not None:
+        return DiscretionState(discretion.group(1))
     setup = _SETUP.fullmatch(state)
     if setup is not None:
         mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
@@ -91,3 +107,8 @@ def worksheet_state(state: str) -> WorksheetState | None:
 def setup_state(state: str) -> SetupState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, SetupState) else None
+
+
+def discretion_state(state: str) -> DiscretionState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, DiscretionState) else None

@@ -18,6 +18,7 @@ from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
+from bot.services.discretion import CoverHolds
 from bot.services.people import UnreadableDataError
 
 log = logging.getLogger(__name__)
@@ -211,6 +212,8 @@ class BasicsFeature:
 async def on_error(update: object, context: Context) -> None:
     """Log the kind of failure (never the update: it holds the person's words), then help."""
     error = context.error
+    if isinstance(error, CoverHolds):
+        raise ApplicationHandlerStop  # the chat is in cover: say nothing, on purpose
     update_id = update.update_id if isinstance(update, Update) else None
     log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
     if not isinstance(update, Update) or update.effective_user is None:

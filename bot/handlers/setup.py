@@ -265,6 +265,7 @@ class SetupFeature:
             return
         await context.services.people.save(person)
         if arg == "discreet":
+            await self.hub.wording_changed(context, person)
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
         await self.next_step(update, context, person, "safety", mode)
 
@@ -304,6 +305,8 @@ class SetupFeature:
             await context.services.people.save(person)
             if name == "pause":
                 await self.hub.schedule_changed(context, person)
+            if name == "neutral":
+                await self.hub.wording_changed(context, person)
         elif arg != "menu":
             return
         await self.show_settings(update, context, person)

@@ -44,6 +44,19 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
+    # under the word key; never the word. `word_key` is set only after erase-on-panic, when
+    # the data key that derived it is gone.
+    panic_digest: str | None = None
+    return_digest: str | None = None
+    word_key: str | None = None
+    decoy_theme: str | None = None
+    panic_erases: bool = False
+    cover: bool = False
+    cover_sequence: int = 0
+    cover_replies: int = 0
+    cover_day: str | None = None
+    cover_language: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

@@ -1,0 +1,254 @@
+"""Issue 13, discretion under watch: the panic word from every state leaves only the decoy,
+nothing stored holds the word, check-ins stop in cover and resume after, a crisis word in
+cover still gets the lines, and a neutral person's menu has no tell-tale words."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bot.emulator import SentMessage
+from bot.services.decoys import start_sequence
+from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.unit.test_telltales import Telltales, read_rows
+
+WORD = "Blueberry pancakes"
+BACK = "violet harbour"
+# What the person types in a hurry: the same words, shouted, with a typo.
+TYPED = "BLUEBERY PANCAKES!"
+
+
+def has_button(data: str) -> object:
+    return lambda m: any(d == data for _, d in buttons_of(m))
+
+
+async def settings_menu(bot: BotUnderTest) -> SentMessage:
+    await bot.send("/settings")
+    return await bot.next(predicate=has_button("dsc:menu"))
+
+
+async def set_words(
+    bot: BotUnderTest, *, back: str | None = None, erase: bool = False, theme: str | None = None
+) -> None:
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="dsc:panic")
+    await bot.settle()
+    await bot.send(WORD)
+    shown = await bot.next(containing="panic word is set")
+    if back is not None:
+        await bot.press(shown, data="dsc:return")
+        await bot.settle()
+        await bot.send(back)
+        shown = await bot.next(containing="return word is set")
+    if erase:
+        await bot.press(shown, data="dsc:erase:on")
+    if theme is not None:
+        await bot.press(shown, data=f"dsc:theme:{theme}")
+    await bot.settle()
+
+
+def decoy_text(bot: BotUnderTest, theme: str = "quote") -> str:
+    day = bot.clock().date()
+    return bot.services.discretion.decoys.cover_message(theme, "en", start_sequence(day))
+
+
+async def panic(bot: BotUnderTest, theme: str = "quote") -> SentMessage:
+    await bot.send(TYPED)
+    decoy = await bot.next(containing=decoy_text(bot, theme))
+    await bot.settle()
+    return decoy
+
+
+def only_decoy_left(bot: BotUnderTest, decoy: SentMessage) -> None:
+    assert bot.emu.visible_ids(USER) == [decoy.message_id]
+    assert decoy.reply_markup is None
+
+
+async def test_panic_from_idle_leaves_only_the_decoy_and_stores_no_word(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    await bot.onboard()
+    await set_words(bot, back=BACK, theme="recipe")
+    await bot.send("a note about my day")
+    await bot.next()
+    await bot.send("/worksheets")
+    await bot.next(containing="Worksheets")
+    await bot.settle()
+    assert len(bot.emu.visible_ids(USER)) > 8
+    decoy = await panic(bot, theme="recipe")
+    only_decoy_left(bot, decoy)
+    # The words went into the chat twice (set, used) and were never stored or logged.
+    data_dir = bot.settings.data_dir
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.cover and person.profile.panic_digest
+    await bot.stop()
+    for path in data_dir.iterdir():
+        if path.is_file():
+            blob = path.read_bytes().lower()
+            for word in (b"blueberry", b"pancake", b"violet", b"harbour", b"bluebery"):
+                assert word not in blob, path.name
+    for word in ("lueberry", "ancake", "violet", "harbour", "BLUEBERY"):
+        assert word not in caplog.text
+
+
+async def test_panic_from_a_worksheet_question_and_a_settings_step(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await set_words(bot, back=BACK)
+    await bot.send("/worksheets")
+    listing = await bot.next(containing="Worksheets")
+    await bot.press(listing, data="ws:open:bond_or_love")
+    intro = await bot.next(predicate=lambda m: any("Start" in b for b, _ in buttons_of(m)))
+    await bot.press(intro, "Start")
+    await bot.next(containing="Question 1 of")
+    decoy = await panic(bot)
+    only_decoy_left(bot, decoy)
+    # Nothing was saved as an answer, and the worksheet waits where it was.
+    rows = await bot.services.db.fetch_all("SELECT * FROM answer_parts")
+    assert rows == []
+    await bot.send(BACK)
+    await bot.next(containing="Welcome back")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and not person.profile.cover and person.state == ""
+    # A settings step waiting for a typed country.
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="set:country")
+    await bot.next(containing="Which country")
+    decoy = await panic(bot)
+    only_decoy_left(bot, decoy)
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "GB" and person.state == ""
+
+
+async def test_cover_answers_as_the_decoy_and_crisis_words_still_get_the_lines(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await set_words(bot, back=BACK)
+    await panic(bot)
+    await bot.send("what is this")
+    reply = await bot.next()
+    assert "help" not in (reply.text or "").lower()
+    await bot.send("/settings")
+    await bot.next()
+    await bot.send("/start")  # a return word is set: /start keeps the cover
+    welcome = await bot.next()
+    assert "Steady" not in (welcome.text or "")
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.cover
+    await bot.send("help he is here")
+    lines = await bot.next(containing="999")
+    assert lines.reply_markup is not None  # [Clear this from the chat] and the rest
+    await bot.send(photo=True)
+    await bot.next()
+    assert bot.services.cover.in_cover(person.person_id)
+    # The cover survives a restart.
+    await bot.restart()
+    await bot.send("hello")
+    again = await bot.next()
+    assert "Steady" not in (again.text or "")
+    await bot.send(BACK)
+    await bot.next(containing="Welcome back")
+    await bot.send("/settings")
+    await bot.next(predicate=has_button("dsc:menu"))
+
+
+async def test_start_ends_the_cover_when_no_return_word_is_set(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await set_words(bot)
+    await panic(bot)
+    await bot.send("/start")
+    await bot.next(containing="Welcome back")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and not person.profile.cover
+
+
+async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="set:time")
+    ask = await bot.next(containing="check-in once a day")
+    await bot.press(ask, data="time:07:30")
+    await bot.settle()
+    await set_words(bot, back=BACK)
+    # A check-in arrives the next morning; the panic word takes it away too.
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    await bot.services.dispatcher.run_once()
+    prompt = await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
+    await bot.settle()
+    decoy = await panic(bot)
+    only_decoy_left(bot, decoy)
+    assert prompt.message_id in bot.emu.deleted_ids(USER)
+    # Next morning, in cover: nothing is sent, the day is skipped, not missed.
+    bot.clock.set(datetime(2026, 12, 2, 7, 30, tzinfo=UTC))
+    report = await bot.services.dispatcher.run_once()
+    assert report.sent == 0 and report.skipped == 1
+    assert bot.unread() == []
+    await bot.send(BACK)
+    await bot.next(containing="Welcome back")
+    await bot.settle()
+    bot.clock.set(datetime(2026, 12, 3, 7, 30, tzinfo=UTC))
+    report = await bot.services.dispatcher.run_once()
+    assert report.sent == 1
+    await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
+
+
+async def test_erase_on_panic_keeps_the_cover_and_onboarding_panics_too(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await set_words(bot, back=BACK, erase=True)
+    await bot.send("a note about my day")
+    await bot.next()
+    await bot.settle()
+    decoy = await panic(bot)
+    only_decoy_left(bot, decoy)
+    journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
+    assert journal is not None and journal["n"] == 0
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.cover and not person.profile.onboarded
+    await bot.restart()
+    await bot.send(BACK)
+    await bot.next(containing="Welcome back")
+    # Starting afresh: onboarding, and the panic word still works in it.
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    decoy = await panic(bot)
+    only_decoy_left(bot, decoy)
+
+
+async def test_the_menu_of_a_neutral_chat_has_no_tell_tales(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="set:neutral:on")
+    await bot.settle()
+    scope = {"type": "chat", "chat_id": USER}
+    commands = bot.emu.commands_for(scope)
+    assert len(commands) >= 10
+    telltales = Telltales(read_rows())  # all seven languages, both levels
+    for command in commands:
+        assert telltales.found(command["description"]) == [], command
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="set:neutral:off")
+    await bot.settle()
+    assert bot.emu.commands_for(scope) == []
+
+
+async def test_refused_words_are_explained_and_deleted(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="dsc:panic")
+    await bot.settle()
+    typed = await bot.send("good night")
+    await bot.next(containing="often send on its own")
+    typed_again = await bot.send("settings")
+    await bot.next(containing="name of a command")
+    await bot.settle()
+    assert {typed, typed_again} <= bot.emu.deleted_ids(USER)
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.panic_digest is None
+    bot.clock.advance(timedelta(minutes=1))
