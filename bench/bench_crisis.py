@@ -114,8 +114,10 @@ async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str
     latencies: list[float] = []
 
     def on_sent(message: SentMessage, event: str) -> None:
+        if event != "sent":
+            return  # the panic wipe deletes the last decoy first: only the new one counts
         queued = sent_at.pop(message.chat_id, None)
-        if event == "sent" and queued is not None:
+        if queued is not None:
             latencies.append(time.perf_counter() - queued)
 
     emu.add_listener(on_sent)

@@ -38,7 +38,12 @@ from bot.handlers.common import (
     say,
 )
 from bot.handlers.crisis import CrisisFeature
-from bot.services.discretion import EXPORT_LIFETIME, Cover, decoy_language
+from bot.services.discretion import (
+    CONFIRMATION_LIFETIME,
+    EXPORT_LIFETIME,
+    Cover,
+    decoy_language,
+)
 from bot.services.panic_word import MAX_CHARS, MAX_WORDS, MIN_LETTERS, WordKind, WordProblem
 from bot.services.panic_word import check_word as check_panic_word
 from bot.services.people import Person, UnreadableDataError
@@ -103,6 +108,7 @@ class DiscretionFeature:
         hub.router.on_callback(DiscretionButton, self.on_button)
         hub.router.on_state(DiscretionState("panic").encode().partition(":")[0], self.on_text)
         hub.on_wording_changed(self.apply_menu)
+        hub.after_onboarding.append(self.after_onboarding)
         hub.every("self_removal_sweep", SWEEP_SECONDS, self.sweep)
 
     # --- the panic path ---------------------------------------------------------------
@@ -272,6 +278,14 @@ class DiscretionFeature:
             await services.discretion.store_cover(person)
         raise ApplicationHandlerStop
 
+    async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
+        """In discreet mode the welcome and the onboarding questions go once read: the
+        latest message (what was just turned on) stays until the next one arrives."""
+        if person.profile.discreet:
+            ids = await context.services.ledger.deletable(person.person_id)
+            await delete_and_forget(context, person, sorted(ids)[:-1])
+        return False
+
     # --- the menu per chat ------------------------------------------------------------
 
     async def apply_menu(self, context: Context, person: Person) -> None:
@@ -427,12 +441,45 @@ def export_buttons(context: Context, person: Person) -> Rows:
     return rows
 
 
+def export_caption(context: Context, person: Person, caption: str) -> str:
+    """What the file's caption must also say: a copy may be on the phone already, and in
+    discreet mode when the file leaves the chat by itself."""
+    tx = context.tx
+    text = caption + "\n\n" + tx("discretion.export_copy")
+    if person.profile.discreet:
+        text += " " + tx("discretion.export_leaves", minutes=EXPORT_LIFETIME // 60)
+    return text
+
+
 async def remove_later(context: Context, person: Person, message: Message) -> None:
     """In discreet mode an export goes by itself after a few minutes unless kept."""
     if person.profile.discreet:
         await context.services.discretion.remove_later(
             person.person_id, message.message_id, EXPORT_LIFETIME
         )
+
+
+async def remove_soon(context: Context, person: Person, message: Message | None) -> None:
+    """A confirmation ("Cleared", "Deleted") that goes by itself once read: it would say
+    what was done to anyone who picks up the phone."""
+    if message is not None:
+        await context.services.discretion.remove_later(
+            person.person_id, message.message_id, CONFIRMATION_LIFETIME
+        )
+
+
+def remove_unrecorded_soon(context: Context, chat_id: int, message: Message | None) -> None:
+    """The same for a chat whose person is gone (after /forget): nothing stored remains to
+    hold the due time, so memory holds it (a restart in that minute leaves it)."""
+    queue = context.job_queue
+    if message is None or queue is None:
+        return
+    message_id = message.message_id
+
+    async def remove(job_context: Any) -> None:
+        await delete_quietly(context, chat_id, [message_id])
+
+    queue.run_once(remove, CONFIRMATION_LIFETIME, job_kwargs={"misfire_grace_time": 3600})
 
 
 def hide_row(context: Context) -> Rows:

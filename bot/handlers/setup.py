@@ -32,7 +32,14 @@ from bot.core.state import (
     setup_state,
 )
 from bot.handlers import privacy
-from bot.handlers.common import country_name, current_person, replace_or_say, say
+from bot.handlers.common import (
+    country_name,
+    current_person,
+    pressed_message,
+    replace_or_say,
+    say,
+    strip_buttons,
+)
 from bot.services import geo
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
@@ -247,13 +254,19 @@ class SetupFeature:
             return
         person, mode = found
         tx = context.tx
+        pressed = pressed_message(update)
+        state = setup_state(person.state)
+        if state is None or state.step != "safety":
+            # Used once already: an old offer's buttons do nothing (and lose their buttons).
+            await strip_buttons(pressed)
+            return
+        await strip_buttons(pressed)
         if arg == "yes":
             person.profile.shared_device = True
             await context.services.people.save(person)
             rows = discreet_buttons(tx)
-            await say(
-                context, person.chat_id, tx("setup.safety_advice"), person=person, buttons=rows
-            )
+            advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
+            await say(context, person.chat_id, advice, person=person, buttons=rows)
             return
         if arg == "no":
             person.profile.shared_device = False

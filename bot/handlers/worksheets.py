@@ -28,6 +28,7 @@ from bot.handlers.common import (
     strip_buttons,
     tell,
 )
+from bot.handlers.discretion import remove_soon
 from bot.handlers.export import export_command, send_export
 from bot.services.people import Person
 from bot.services.worksheet_flow import AddedToPrevious, Gone, Opening, Reopen, Saved
@@ -103,7 +104,12 @@ class WorksheetsFeature:
         tx = context.tx
         opening = await context.services.worksheets.opening(person, ws)
         if opening.kind is Opening.NEW:
-            await tell(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
+            await tell(
+                context,
+                person,
+                views.intro_view(ws, tx, discreet=person.profile.discreet),
+                views.intro_buttons(tx, ws),
+            )
         elif opening.kind is Opening.FINISHED:
             text = tx("worksheets.finished_already", title=ws.title)
             await tell(context, person, text, views.finished_buttons(tx, ws, again=True))
@@ -274,6 +280,7 @@ class WorksheetsFeature:
             key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
             text = tx(key, title=worksheet.title)
             await replace_or_say(context, update, text, person=person)
+            await remove_soon(context, person, pressed)
         elif action == "delno":
             await replace_or_say(context, update, tx("worksheets.kept"), person=person)
 

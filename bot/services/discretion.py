@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 DEFAULT_THEME = "quote"
 # Seconds an export stays in the chat in discreet mode unless the person taps Keep.
 EXPORT_LIFETIME = 5 * 60
+# Seconds a confirmation of /clear or a deletion stays before it removes itself.
+CONFIRMATION_LIFETIME = 60
 
 
 @dataclass(frozen=True, slots=True)

@@ -160,6 +160,10 @@ async def test_start_ends_the_cover_when_no_return_word_is_set(bot: BotUnderTest
     await bot.onboard()
     await set_words(bot)
     await panic(bot)
+    await bot.send("nice")
+    await bot.next()
+    decoy = await panic(bot)  # again, in cover: a fresh decoy stands alone
+    only_decoy_left(bot, decoy)
     await bot.send("/start")
     await bot.next(containing="Welcome back")
     await bot.settle()
