@@ -38,6 +38,7 @@ from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.discretion import DiscretionFeature
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
+from bot.handlers.tidy import TidyFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
@@ -202,6 +203,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         setup,
         crisis,
         discretion,
+        TidyFeature(),
         PrivacyFeature(),
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),

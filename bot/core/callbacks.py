@@ -98,10 +98,13 @@ class DayButton(_Choice, prefix="day", pattern=r"mon|tue|wed|thu|fri|sat|sun|don
 class DiscretionButton(
     _Choice,
     prefix="dsc",
-    pattern=r"menu|panic|return|noreturn|off|erase:(?:on|off)|theme:[a-z]{1,12}|keep|remove|hide",
+    pattern=r"menu|panic|return|noreturn|off|erase:(?:on|off)|theme:[a-z]{1,12}",
 ):
-    """The panic-word menu in /settings, and the Keep / Remove / Hide buttons on messages
-    that should not stay in the chat."""
+    """The panic-word menu in /settings."""
+
+
+class TidyButton(_Choice, prefix="tidy", pattern=r"keep|remove|hide"):
+    """[Keep it], [Remove this file from the chat] and [Hide], on the message itself."""
 
 
 class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):

@@ -24,7 +24,7 @@ from telegram import BotCommand, BotCommandScopeChat, Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from bot.context import Context
+from bot.context import SERVICES_KEY, Context, Services
 from bot.core.callbacks import CrisisButton, DiscretionButton
 from bot.core.hub import Hub
 from bot.core.state import DiscretionState, discretion_state
@@ -33,14 +33,11 @@ from bot.handlers.common import (
     delete_and_forget,
     delete_quietly,
     is_private,
-    keyboard,
     replace_or_say,
     say,
 )
 from bot.handlers.crisis import CrisisFeature
 from bot.services.discretion import (
-    CONFIRMATION_LIFETIME,
-    EXPORT_LIFETIME,
     Cover,
     decoy_language,
 )
@@ -54,7 +51,6 @@ log = logging.getLogger(__name__)
 
 LOOKUP_BUDGET = 0.3  # seconds the wipe waits for stored ids before the decoy goes out
 STORE_BUDGET = 5.0  # seconds the late deletions may take, after the decoy
-SWEEP_SECONDS = 30.0  # how often messages due to remove themselves are looked for
 HANDLED_KEY = "steady.discretion.handled"
 _CRISIS_COMMANDS = ("/sos", "/help")
 
@@ -109,7 +105,6 @@ class DiscretionFeature:
         hub.router.on_state(DiscretionState("panic").encode().partition(":")[0], self.on_text)
         hub.on_wording_changed(self.apply_menu)
         hub.after_onboarding.append(self.after_onboarding)
-        hub.every("self_removal_sweep", SWEEP_SECONDS, self.sweep)
 
     # --- the panic path ---------------------------------------------------------------
 
@@ -121,12 +116,12 @@ class DiscretionFeature:
         if found is None or user is None:
             return False
         message, text = found
-        context = Context.from_update(update, application)
-        services = context.services
+        services: Services = application.bot_data[SERVICES_KEY]
         person_id = services.people.person_id(user.id)
         kind = services.cover.match(person_id, text)
         if kind is None:
-            return False
+            return False  # everyone without a word pays a pseudonym and a dict miss
+        context = Context.from_update(update, application)
         chat_id = message.chat.id
         if kind is WordKind.PANIC:
             language = decoy_language(user.language_code)
@@ -320,9 +315,6 @@ class DiscretionFeature:
 
     async def on_button(self, update: Update, context: Context, data: DiscretionButton) -> None:
         value = data.value
-        if value in ("keep", "remove", "hide"):
-            await self._message_button(update, context, value)
-            return
         person = await current_person(update, context)
         if person is None:
             return
@@ -389,99 +381,3 @@ class DiscretionFeature:
             note = context.tx("discretion.saved")
         await services.people.set_state(person, "")
         await self.show_menu(update, context, person, note)
-
-    # --- messages that leave the chat ---------------------------------------------------
-
-    async def _message_button(self, update: Update, context: Context, value: str) -> None:
-        query = update.callback_query
-        user = update.effective_user
-        if query is None or user is None or not isinstance(query.message, Message):
-            return
-        services = context.services
-        person_id = services.people.person_id(user.id)
-        message_id = query.message.message_id
-        if value == "keep":
-            await services.discretion.keep(person_id, message_id)
-            remove = DiscretionButton("remove").encode()
-            rows = [[(context.tx("discretion.btn_remove_file"), remove)]]
-            try:
-                await query.message.edit_reply_markup(reply_markup=keyboard(rows))
-            except TelegramError as exc:
-                log.debug("keep: buttons unchanged: %s", type(exc).__name__)
-            return
-        await delete_quietly(context, query.message.chat.id, [message_id])
-        await services.discretion.keep(person_id, message_id)
-        await services.ledger.forget(person_id, [message_id])
-
-    async def sweep(self, context: Context) -> None:
-        """Messages due to remove themselves (an export in discreet mode), restarts or not."""
-        services = context.services
-        try:
-            due = await services.discretion.due_removals()
-        except Exception as exc:
-            log.warning("self-removal sweep failed: %s", type(exc).__name__)
-            return
-        for person_id, message_id in due:
-            try:
-                person = await services.people.load_by_id(person_id)
-                if person is not None:
-                    await delete_quietly(context, person.chat_id, [message_id])
-                    await services.ledger.forget(person_id, [message_id])
-                await services.discretion.keep(person_id, message_id)
-            except Exception as exc:
-                log.warning("self-removal failed: %s", type(exc).__name__)
-
-
-def export_buttons(context: Context, person: Person) -> Rows:
-    """The rows every export carries: remove it now, and in discreet mode keep it."""
-    tx = context.tx
-    rows: Rows = [[(tx("discretion.btn_remove_file"), DiscretionButton("remove").encode())]]
-    if person.profile.discreet:
-        rows.insert(0, [(tx("discretion.btn_keep_file"), DiscretionButton("keep").encode())])
-    return rows
-
-
-def export_caption(context: Context, person: Person, caption: str) -> str:
-    """What the file's caption must also say: a copy may be on the phone already, and in
-    discreet mode when the file leaves the chat by itself."""
-    tx = context.tx
-    text = caption + "\n\n" + tx("discretion.export_copy")
-    if person.profile.discreet:
-        text += " " + tx("discretion.export_leaves", minutes=EXPORT_LIFETIME // 60)
-    return text
-
-
-async def remove_later(context: Context, person: Person, message: Message) -> None:
-    """In discreet mode an export goes by itself after a few minutes unless kept."""
-    if person.profile.discreet:
-        await context.services.discretion.remove_later(
-            person.person_id, message.message_id, EXPORT_LIFETIME
-        )
-
-
-async def remove_soon(context: Context, person: Person, message: Message | None) -> None:
-    """A confirmation ("Cleared", "Deleted") that goes by itself once read: it would say
-    what was done to anyone who picks up the phone."""
-    if message is not None:
-        await context.services.discretion.remove_later(
-            person.person_id, message.message_id, CONFIRMATION_LIFETIME
-        )
-
-
-def remove_unrecorded_soon(context: Context, chat_id: int, message: Message | None) -> None:
-    """The same for a chat whose person is gone (after /forget): nothing stored remains to
-    hold the due time, so memory holds it (a restart in that minute leaves it)."""
-    queue = context.job_queue
-    if message is None or queue is None:
-        return
-    message_id = message.message_id
-
-    async def remove(job_context: Any) -> None:
-        await delete_quietly(context, chat_id, [message_id])
-
-    queue.run_once(remove, CONFIRMATION_LIFETIME, job_kwargs={"misfire_grace_time": 3600})
-
-
-def hide_row(context: Context) -> Rows:
-    """[Hide] on a message that shows the person's own words: deletes it at once."""
-    return [[(context.tx("discretion.btn_hide"), DiscretionButton("hide").encode())]]

@@ -10,7 +10,7 @@ from telegram import InputFile, Update
 from bot.context import Context
 from bot.core.callbacks import WorksheetButton
 from bot.handlers.common import keyboard, private_command_person, remember, say
-from bot.handlers.discretion import export_buttons, export_caption, remove_later
+from bot.handlers.tidy import export_buttons, export_caption, remove_later
 from bot.services import export
 from bot.services.people import Person
 from bot.views import Rows

@@ -18,7 +18,7 @@ from bot.handlers.common import (
     replace_or_say,
     say,
 )
-from bot.handlers.discretion import remove_soon, remove_unrecorded_soon
+from bot.handlers.tidy import remove_soon, remove_unrecorded_soon
 from bot.services.people import Person, UnreadableDataError
 from bot.views.privacy import forget_buttons
 

@@ -28,8 +28,8 @@ from bot.handlers.common import (
     strip_buttons,
     tell,
 )
-from bot.handlers.discretion import remove_soon
 from bot.handlers.export import export_command, send_export
+from bot.handlers.tidy import hide_row, remove_soon
 from bot.services.people import Person
 from bot.services.worksheet_flow import AddedToPrevious, Gone, Opening, Reopen, Saved
 from bot.services.worksheet_model import Worksheet
@@ -347,5 +347,6 @@ class WorksheetsFeature:
         if not pages:
             await tell(context, person, tx("worksheets.review_empty"))
             return
-        buttons = views.review_buttons(tx, ws, pages, page)
+        # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
+        buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
         await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)

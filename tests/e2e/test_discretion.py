@@ -256,3 +256,139 @@ async def test_refused_words_are_explained_and_deleted(bot: BotUnderTest) -> Non
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.panic_digest is None
     bot.clock.advance(timedelta(minutes=1))
+
+
+def caption_of(message: SentMessage) -> str:
+    assert message.document is not None
+    return message.document.caption or ""
+
+
+async def sweep(bot: BotUnderTest) -> None:
+    assert bot.runtime is not None and bot.runtime.app is not None
+    await bot.settle()
+    await bot.runtime.jobs["self_removal_sweep"].run(bot.runtime.app)
+    await bot.settle()
+
+
+async def write_a_note(bot: BotUnderTest) -> None:
+    await bot.send("/worksheets")
+    listing = await bot.next(containing="Worksheets")
+    await bot.press(listing, data="ws:open:bond_or_love")
+    intro = await bot.next(predicate=lambda m: any("Start" in b for b, _ in buttons_of(m)))
+    await bot.press(intro, "Start")
+    await bot.next(containing="Question 1 of")
+    await bot.send("an answer of mine")
+    await bot.next(containing="Saved")
+    await bot.settle()
+
+
+async def test_exports_can_be_removed_and_go_by_themselves_in_discreet_mode(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await write_a_note(bot)
+    await bot.send("/export")
+    doc = await bot.next(predicate=lambda m: m.document is not None)
+    assert "downloads" in caption_of(doc)
+    await bot.press(doc, "Remove this file from the chat")
+    await bot.settle()
+    assert doc.message_id in bot.emu.deleted_ids(USER)
+    # Discreet mode: the file leaves after a few minutes, restarts or not, unless kept.
+    menu = await settings_menu(bot)
+    await bot.press(menu, data="set:discreet:on")
+    await bot.settle()
+    await bot.send("/export")
+    gone = await bot.next(predicate=lambda m: m.document is not None)
+    assert "Keep it" in caption_of(gone)
+    await bot.send("/export")
+    kept = await bot.next(predicate=lambda m: m.document is not None)
+    await bot.press(kept, "Keep it")
+    await bot.restart()
+    bot.clock.advance(timedelta(minutes=4))
+    await sweep(bot)
+    assert gone.message_id not in bot.emu.deleted_ids(USER)
+    bot.clock.advance(timedelta(minutes=2))
+    await sweep(bot)
+    assert gone.message_id in bot.emu.deleted_ids(USER)
+    assert kept.message_id not in bot.emu.deleted_ids(USER)
+
+
+async def test_confirmations_remove_themselves_and_review_pages_hide(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/clear")
+    done = await bot.next(containing="Cleared")
+    await bot.settle()
+    bot.clock.advance(timedelta(seconds=61))
+    await sweep(bot)
+    assert done.message_id in bot.emu.deleted_ids(USER)
+    await write_a_note(bot)
+    # [Hide] (on review pages, test_worksheets.py) takes its message out at once.
+    saved = next(m for m in bot.emu.messages_to(USER) if "Saved" in (m.text or ""))
+    await bot.press(saved, data="tidy:hide")
+    await bot.settle()
+    assert saved.message_id in bot.emu.deleted_ids(USER)
+
+
+async def test_sensitive_safety_plan_answers_leave_the_chat_in_any_mode(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    sheet = bot.services.content.worksheets["safety_plan"]
+    position = next(i for i, q in enumerate(sheet.questions) if q.sensitive)
+    person = await bot.services.people.load(USER)
+    assert person is not None and not person.profile.discreet
+    await bot.send("/worksheets")
+    listing = await bot.next(containing="Worksheets")
+    await bot.press(listing, data="ws:open:safety_plan")
+    intro = await bot.next(predicate=lambda m: any("Start" in b for b, _ in buttons_of(m)))
+    assert "whatever your settings" in (intro.text or "")
+    await bot.press(intro, "Start")
+    question = await bot.next(containing="Question 1 of")
+    for _ in range(position):
+        await bot.press(question, "Skip")
+        question = await bot.next(containing="Question")
+    assert "somewhere only you know" in (question.text or "")
+    typed = await bot.send("the blue place")
+    await bot.next(containing="Saved")
+    await bot.settle()
+    assert typed in bot.emu.deleted_ids(USER)
+    assert question.message_id not in bot.emu.deleted_ids(USER)
+    rows = await bot.services.db.fetch_all("SELECT * FROM answer_parts")
+    assert len(rows) == 1
+
+
+async def test_the_privacy_offer_says_what_it_turns_on_and_works_once(bot: BotUnderTest) -> None:
+    await bot.send("/start")
+    ask = await bot.next(containing="Which country")
+    await bot.press(ask, data="cty:GB")
+    ask_time = await bot.next(containing="check-in once a day")
+    await bot.press(ask_time, data="time:off")
+    safety = await bot.next(containing="Could someone else read")
+    await bot.press(safety, data="safe:yes")
+    offer = await bot.next(containing="silent check-ins")
+    await bot.press(offer, data="safe:discreet")
+    await bot.next(containing="All set")
+    await bot.settle()
+    # Once read, the welcome and the questions are gone; the offer's buttons do nothing now.
+    visible = bot.emu.visible_ids(USER)
+    assert ask.message_id not in visible and safety.message_id not in visible
+    commands = bot.emu.commands_for({"type": "chat", "chat_id": USER})
+    assert commands, "discreet mode sets the neutral menu for this chat"
+    # Someone who said "Not now": pressing the old offer again does nothing.
+    other = USER + 1
+    await bot.send("/start", user=other)
+    ask = await bot.next(other, containing="Which country")
+    await bot.press(ask, data="cty:GB", user=other)
+    ask_time = await bot.next(other, containing="check-in once a day")
+    await bot.press(ask_time, data="time:off", user=other)
+    safety = await bot.next(other, containing="Could someone else read")
+    await bot.press(safety, data="safe:yes", user=other)
+    offer = await bot.next(other, containing="silent check-ins")
+    await bot.press(offer, data="safe:later", user=other)
+    await bot.next(other, containing="All set")
+    await bot.press(offer, data="safe:discreet", user=other)
+    await bot.settle()
+    person = await bot.services.people.load(other)
+    assert person is not None and not person.profile.discreet
+    assert bot.unread(other) == []
+    assert offer.reply_markup is None
