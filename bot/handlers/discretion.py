@@ -128,7 +128,7 @@ class DiscretionFeature:
             cover = services.discretion.enter_cover(person_id, chat_id, language)
             if cover is None:
                 return False
-            _handled(application)[update.update_id] = Handled(kind, ())
+            # Recorded only once the decoy is out: if this fails, the guard does it again.
             deleted, decoy = await self._wipe(context, person_id, cover, message)
             stamp = int(decoy.date.timestamp())
             handled = Handled(kind, deleted, decoy=(decoy.message_id, stamp))

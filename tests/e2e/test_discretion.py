@@ -113,6 +113,12 @@ async def test_panic_from_a_worksheet_question_and_a_settings_step(bot: BotUnder
     await bot.settle()
     person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.cover and person.state == ""
+    # The return word outside cover only leaves the chat: never a journal entry.
+    stray = await bot.send(BACK)
+    await bot.settle()
+    assert stray in bot.emu.deleted_ids(USER) and bot.unread() == []
+    journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
+    assert journal is not None and journal["n"] == 0
     # A settings step waiting for a typed country.
     menu = await settings_menu(bot)
     await bot.press(menu, data="set:country")
