@@ -38,9 +38,11 @@ from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.crisis_keep import CrisisKeepFeature
 from bot.handlers.daily import DailyFeature, make_sender
+from bot.handlers.discretion import DiscretionFeature
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.progress import ProgressFeature
 from bot.handlers.setup import SetupFeature
+from bot.handlers.tidy import TidyFeature
 from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
@@ -50,6 +52,7 @@ from bot.send_policy import SendPolicy
 from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
+from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
@@ -60,6 +63,7 @@ from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryStore
+from bot.storage.discretion import DiscretionStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
@@ -67,6 +71,7 @@ from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
+GROUP_PANIC = -20
 GROUP_CRISIS = -10
 GROUP_PRIVATE_ONLY = -5
 GROUP_COMMANDS = 0
@@ -134,8 +139,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people_store = PeopleStore(db)
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
+    cover = CoverCache()
     people = PeopleService(
-        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, cover)
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
@@ -148,6 +154,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         clock=clock,
         sender=make_sender(app.bot, content.texts, urges.checkin_line_by_id),
         is_running=lambda: app.running,
+        in_cover=cover.in_cover,
     )
     return Services(
         settings=settings,
@@ -171,6 +178,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         ),
         urges=urges,
         chart=base.chart or ChartRenderer("thread"),
+        discretion=DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock),
+        cover=cover,
         urgent_bot=urgent_bot,
     )
 
@@ -211,11 +220,14 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     crisis = CrisisFeature()
     worksheets = WorksheetsFeature()
     conversation = ConversationFeature(setup, worksheets)
+    discretion = DiscretionFeature(crisis)
     features: list[Feature] = [
         basics,
         setup,
         crisis,
         CrisisKeepFeature(),
+        discretion,
+        TidyFeature(),
         PrivacyFeature(),
         worksheets,
         # Before the check-ins: its idle-text route (the pull-back offer) goes first.
@@ -233,6 +245,13 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     processor.early_reply = early_reply
 
+    async def early_panic(update: Update) -> bool:
+        return await discretion.early(update, app)
+
+    processor.early_panic = early_panic
+
+    # -20: a panic word, and everything while in cover, from memory (docs/discretion.md).
+    app.add_handler(TypeHandler(Update, discretion.guard), GROUP_PANIC)
     # -10: crisis words, before anything can wait on storage or a conversation.
     app.add_handler(CommandHandler("sos", crisis.on_sos), GROUP_CRISIS)
     app.add_handler(CommandHandler("help", crisis.on_help), GROUP_CRISIS)

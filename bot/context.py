@@ -14,6 +14,7 @@ from bot.content import Content
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
+from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
@@ -52,6 +53,8 @@ class Services:
     urges: UrgeService
     # Draws /progress off the event loop (a worker process in production).
     chart: ChartRenderer
+    discretion: DiscretionService
+    cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]

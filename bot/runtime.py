@@ -125,6 +125,8 @@ class Runtime:
         self.app, self.services, self.jobs = app, services, wired.jobs
         await app.initialize()
         await services.urgent_bot.initialize()
+        # Panic words and covers into memory before the first update is read.
+        await services.discretion.load()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
         await app.bot.set_my_commands(menu_commands(services, wired.hub))
         if app.updater is None:

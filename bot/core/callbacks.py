@@ -96,6 +96,18 @@ class DayButton(_Choice, prefix="day", pattern=r"mon|tue|wed|thu|fri|sat|sun|don
     pass
 
 
+class DiscretionButton(
+    _Choice,
+    prefix="dsc",
+    pattern=r"menu|panic|return|noreturn|off|erase:(?:on|off)|theme:[a-z]{1,12}",
+):
+    """The panic-word menu in /settings."""
+
+
+class TidyButton(_Choice, prefix="tidy", pattern=r"keep|remove|hide"):
+    """[Keep it], [Remove this file from the chat] and [Hide], on the message itself."""
+
+
 class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):
     pass
 

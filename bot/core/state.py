@@ -4,6 +4,7 @@ The column holds a short ASCII string (never anything a person wrote):
 
 - ``""``: nothing pending; free text goes to the idle routes (the journal).
 - ``setup:<step>:<mode>``: an onboarding or settings step waiting for typed input.
+- ``disc:panic`` / ``disc:return``: /settings waits for a panic or return word.
 - ``ws:<worksheet>:<question msg>:<"Saved" msg>:<position>:<previous>``: a worksheet
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
@@ -22,6 +23,7 @@ import re
 from dataclasses import dataclass
 
 SETUP_PREFIX = "setup"
+DISCRETION_PREFIX = "disc"
 WORKSHEET_PREFIX = "ws"
 URGE_PREFIX = "urge"
 URGE_STEPS = ("trigger", "draft", "reasons")
@@ -29,6 +31,7 @@ ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
 
+_DISCRETION = re.compile(r"disc:(panic|return)")
 _SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
 # [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
 # trailing newline through).
@@ -80,7 +83,17 @@ class UrgeState:
         return f"{URGE_PREFIX}:{self.step}:{self.urge_id}"
 
 
-PersonState = SetupState | WorksheetState | UrgeState
+@dataclass(frozen=True)
+class DiscretionState:
+    """A panic or return word is being typed in /settings (the word itself is never kept)."""
+
+    word: str  # "panic" | "return"
+
+    def encode(self) -> str:
+        return f"{DISCRETION_PREFIX}:{self.word}"
+
+
+PersonState = SetupState | WorksheetState | UrgeState | DiscretionState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -96,6 +109,9 @@ def decode_state(state: str) -> PersonState | None:
     urge = _URGE.fullmatch(state)
     if urge is not None:
         return UrgeState(urge.group(1), urge.group(2))
+    discretion = _DISCRETION.fullmatch(state)
+    if discretion is not None:
+        return DiscretionState(discretion.group(1))
     setup = _SETUP.fullmatch(state)
     if setup is not None:
         mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
@@ -116,3 +132,8 @@ def setup_state(state: str) -> SetupState | None:
 def urge_state(state: str) -> UrgeState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, UrgeState) else None
+
+
+def discretion_state(state: str) -> DiscretionState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, DiscretionState) else None

@@ -306,6 +306,14 @@ class BotApiEmulator:
         log = self._state.chats.get(chat_id)
         return log.sent_count if log is not None else 0
 
+    def visible_ids(self, chat_id: int) -> list[int]:
+        """Ids of the messages still in the chat, both directions, oldest first (bounded by
+        `keep_per_chat`): what someone scrolling the chat would see."""
+        log = self._state.chats.get(chat_id)
+        if log is None:
+            return []
+        return [m.message_id for m in log.by_id.values() if not m.deleted]
+
     def deleted_ids(self, chat_id: int) -> set[int]:
         """Ids the bot deleted in the chat, its own messages and the person's."""
         log = self._state.chats.get(chat_id)

@@ -18,6 +18,7 @@ from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
+from bot.services.discretion import CoverHolds
 from bot.services.people import UnreadableDataError
 from bot.views.conversation import menu_buttons
 
@@ -198,6 +199,15 @@ class BasicsFeature:
 async def on_error(update: object, context: Context) -> None:
     """Log the kind of failure (never the update: it holds the person's words), then help."""
     error = context.error
+    chat = update.effective_chat if isinstance(update, Update) else None
+    in_cover = chat is not None and context.services.cover.chat_in_cover(chat.id)
+    if isinstance(error, CoverHolds) or in_cover:
+        # The chat is in cover: an apology would be a tell-tale under the decoy.
+        if isinstance(error, CoverHolds):
+            log.info("a reply was held back by the cover")
+        else:
+            log.error("handler failed in cover: %s", type(error).__name__)
+        raise ApplicationHandlerStop
     update_id = update.update_id if isinstance(update, Update) else None
     log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
     if not isinstance(update, Update) or update.effective_user is None:

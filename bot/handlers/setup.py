@@ -41,6 +41,7 @@ from bot.handlers.common import (
     pressed_message,
     replace_or_say,
     say,
+    strip_buttons,
 )
 from bot.services import geo
 from bot.services.people import Person
@@ -297,13 +298,19 @@ class SetupFeature:
             return
         person, mode = found
         tx = context.tx
+        pressed = pressed_message(update)
+        state = setup_state(person.state)
+        if state is None or state.step != "safety":
+            # Used once already: an old offer's buttons do nothing (and lose their buttons).
+            await strip_buttons(pressed)
+            return
+        await strip_buttons(pressed)
         if arg == "yes":
             person.profile.shared_device = True
             await context.services.people.save(person)
             rows = discreet_buttons(tx)
-            await say(
-                context, person.chat_id, tx("setup.safety_advice"), person=person, buttons=rows
-            )
+            advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
+            await say(context, person.chat_id, advice, person=person, buttons=rows)
             return
         if arg == "no":
             person.profile.shared_device = False
@@ -315,6 +322,7 @@ class SetupFeature:
             return
         await context.services.people.save(person)
         if arg == "discreet":
+            await self.hub.wording_changed(context, person)
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
         elif arg == "later":
             await replace_or_say(context, update, tx("setup.discreet_later_ack"), person=person)
@@ -359,6 +367,8 @@ class SetupFeature:
             await context.services.people.save(person)
             if name == "pause":
                 await self.hub.schedule_changed(context, person)
+            if name == "neutral":
+                await self.hub.wording_changed(context, person)
         elif arg != "menu":
             return
         await self.show_settings(update, context, person)

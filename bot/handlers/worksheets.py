@@ -31,6 +31,7 @@ from bot.handlers.common import (
 from bot.handlers.crisis import ensure_reply
 from bot.handlers.crisis_keep import add_under_reply, keep_row
 from bot.handlers.export import export_command, send_export
+from bot.handlers.tidy import hide_row, remove_soon
 from bot.services.crisis_capture import SAFETY_PLAN, Capture, decide
 from bot.services.people import Person
 from bot.services.worksheet_flow import (
@@ -116,7 +117,12 @@ class WorksheetsFeature:
         tx = context.tx
         opening = await context.services.worksheets.opening(person, ws)
         if opening.kind is Opening.NEW:
-            await tell(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
+            await tell(
+                context,
+                person,
+                views.intro_view(ws, tx, discreet=person.profile.discreet),
+                views.intro_buttons(tx, ws),
+            )
         elif opening.kind is Opening.FINISHED:
             text = tx("worksheets.finished_already", title=ws.title)
             answered = await self._answered(context, person, ws)
@@ -325,6 +331,7 @@ class WorksheetsFeature:
             key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
             text = tx(key, title=worksheet.title)
             await replace_or_say(context, update, text, person=person)
+            await remove_soon(context, person, pressed)
         elif action == "delno":
             await replace_or_say(context, update, tx("worksheets.kept"), person=person)
 
@@ -391,5 +398,6 @@ class WorksheetsFeature:
         if not pages:
             await tell(context, person, tx("worksheets.review_empty"))
             return
-        buttons = views.review_buttons(tx, ws, pages, page)
+        # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
+        buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
         await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)

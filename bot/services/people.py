@@ -57,6 +57,19 @@ class Profile:
     # Texts that triggered the crisis path inside an answer or a journal reply, held until
     # the person says keep or don't keep (bot/services/crisis_capture.py owns the shape).
     held: list[dict[str, Any]] = field(default_factory=list)
+    # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
+    # under the word key; never the word. `word_key` is set only after erase-on-panic, when
+    # the data key that derived it is gone.
+    panic_digest: str | None = None
+    return_digest: str | None = None
+    word_key: str | None = None
+    decoy_theme: str | None = None
+    panic_erases: bool = False
+    cover: bool = False
+    cover_sequence: int = 0
+    cover_replies: int = 0
+    cover_day: str | None = None
+    cover_language: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

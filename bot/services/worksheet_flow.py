@@ -278,7 +278,7 @@ class WorksheetFlow:
             # one arrived): it is part of that answer, not this one.
             question = worksheet.questions[step.previous]
             await self._data.save_part(person, worksheet, question, message_id, text)
-            gone = (message_id,) if discreet else ()
+            gone = (message_id,) if discreet or question.sensitive else ()
             return AddedToPrevious(worksheet, step.previous + 1, gone)
         question = worksheet.questions[row.position]
         count = await self._data.save_part(person, worksheet, question, message_id, text)
@@ -286,6 +286,8 @@ class WorksheetFlow:
         if discreet:
             delete = tuple(i for i in (message_id, step.question_message) if i)
             step = replace(step, question_message=0)
+        elif question.sensitive:
+            delete = (message_id,)  # a detail that must not lie in the chat, in any mode
         return Saved(worksheet, row.position, count, step, delete)
 
     # --- clearing and deleting ------------------------------------------------------

@@ -158,6 +158,27 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (
+        6,
+        """
+        -- Who set a panic word (person ids only, nothing about the word): read at start-up
+        -- to fill the in-memory check, so the check on each message never waits on storage.
+        -- The digests themselves are in the sealed profile (docs/discretion.md).
+        CREATE TABLE panic_words (
+            person_id TEXT PRIMARY KEY REFERENCES people (person_id) ON DELETE CASCADE
+        );
+
+        -- Messages that remove themselves (an export in discreet mode): due time, swept by
+        -- a repeating job, so a restart does not leave them lying.
+        CREATE TABLE self_removals (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL,
+            due_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, message_id)
+        );
+        CREATE INDEX self_removals_due ON self_removals (due_at);
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

@@ -49,7 +49,22 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await ride_a_wave(bot)
     await answer_a_worksheet(bot)
     await reply_to_a_check_in(bot)
+    await set_a_panic_word(bot)
     await bot.settle()
+
+
+async def set_a_panic_word(bot: BotUnderTest) -> None:
+    """The canary as a panic word (and a return word): only keyed hashes may be stored."""
+    await bot.send("/settings", user=PERSON)
+    menu = await bot.next(PERSON, predicate=lambda m: "dsc:menu" in str(m.reply_markup))
+    await bot.press(menu, data="dsc:panic", user=PERSON)
+    await bot.settle()
+    await bot.send(CANARY, user=PERSON)
+    shown = await bot.next(PERSON, containing="panic word is set")
+    await bot.press(shown, data="dsc:return", user=PERSON)
+    await bot.settle()
+    await bot.send(f"{CANARY}x", user=PERSON)
+    await bot.next(PERSON, containing="return word is set")
 
 
 async def reply_to_a_check_in(bot: BotUnderTest) -> None:

@@ -287,10 +287,10 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     page = await bot.next(containing=ws.sections[0].title)
     assert page.protect_content and "first part" in (page.text or "")
     assert ws.questions[0].text in (page.text or "")
-    assert labels(page) == ["Next section", "Done"]
+    assert labels(page) == ["Next section", "Done", "Hide"]
     await bot.press(page, "Next section")
     page = await bot.next(containing=ws.sections[1].title)
-    assert "opening the second section" in (page.text or "") and labels(page) == ["Done"]
+    assert "opening the second section" in (page.text or "") and labels(page) == ["Done", "Hide"]
     await bot.press(page, "Done")
     await bot.settle()
     assert bot.unread() == []
