@@ -272,16 +272,12 @@ class DailyFeature:
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.
             await delete_quietly(context, person.chat_id, [message.message_id])
-        undo_data = UndoButton(entry_id).encode()
-        if context.crisis is None:
-            undo = [(context.tx("journal.btn_undo"), undo_data)]
-            text = context.tx("journal.saved")
-            await say(context, person.chat_id, text, person=person, buttons=[undo])
-        else:
-            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same,
-            # and the reply gains a quiet way to take it back out.
-            undo = [(context.tx("journal.btn_undo_entry"), undo_data)]
-            await _add_row(context, person, context.crisis_reply, undo)
+        # A reply that set off the crisis path was held above for the person's choice, so
+        # what reaches here is ordinary: "Saved", with the way to take it back.
+        undo = [(context.tx("journal.btn_undo"), UndoButton(entry_id).encode())]
+        await say(
+            context, person.chat_id, context.tx("journal.saved"), person=person, buttons=[undo]
+        )
         return True
 
     async def on_undo(self, update: Update, context: Context, data: UndoButton) -> None:
@@ -372,19 +368,6 @@ def _is_crisis(context: Context) -> Callable[[str], bool]:
 
 def _prompts(context: Context) -> dict[str, str]:
     return {p.id: p.text for p in context.services.content.prompts}
-
-
-async def _add_row(
-    context: Context, person: Person, message: Message | None, row: list[Button]
-) -> None:
-    if message is None:
-        return
-    rows = list(message.reply_markup.inline_keyboard) if message.reply_markup else []
-    rows.append(tuple(keyboard([row]).inline_keyboard[0]))
-    with contextlib.suppress(BadRequest):  # the reply is gone: the entry stays, quietly
-        await context.bot.edit_message_reply_markup(
-            person.chat_id, message.message_id, reply_markup=InlineKeyboardMarkup(rows)
-        )
 
 
 async def _drop_buttons(update: Update) -> None:

@@ -294,15 +294,14 @@ async def test_crisis_words_alone_are_never_journal_entries(bot: BotUnderTest) -
     await bot.send("help", user=CHECKED_IN, reply_to_message_id=prompt[-1].message_id)
     await bot.settle()
     assert await w.journal_size(CHECKED_IN) == 0
-    # A sentence of their own with a crisis word in it is theirs to keep.
+    # A sentence of their own with a crisis word in it is theirs to keep, once they say so.
     bot.skip_all(CHECKED_IN)
     await bot.send("I was in danger last night and I got out", user=CHECKED_IN)
     await bot.settle()
-    assert await w.journal_size(CHECKED_IN) == 1
-    # No cheerful "Saved": the crisis reply itself gains the way to take it back out.
-    reply = bot.unread(CHECKED_IN)[0]
-    await w.press(CHECKED_IN, reply, "Take that out of my journal")
     assert await w.journal_size(CHECKED_IN) == 0
+    reply = bot.unread(CHECKED_IN)[0]
+    await w.press(CHECKED_IN, reply, "Keep in my journal")
+    assert await w.journal_size(CHECKED_IN) == 1
     kept = bot.emu.messages_to(CHECKED_IN)[reply.index]
     assert kept.text == reply.text and buttons_of(kept)  # the lines and their buttons stay
     assert "Take that out" not in str(buttons_of(kept))
