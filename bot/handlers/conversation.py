@@ -64,8 +64,9 @@ class ConversationFeature:
         if person is None:
             return  # not started: free text gets "send /start" from the text group
         state = decode_state(person.state)
-        if person.state and state is None:
-            return  # another feature's state (the record, the urge flow): its route decides
+        if person.state and not isinstance(state, WorksheetState | SetupState):
+            return  # another feature's state (the record, the urge flow, a panic word): its own
+            # route decides
         if intent is None and isinstance(state, WorksheetState):
             return  # an emoji can be an answer to a worksheet question
         await remember(context.services, person, message)

@@ -477,7 +477,7 @@ async def test_both_tiers_in_a_settings_step_keep_the_step(bot: BotUnderTest, ti
     await bot.onboard()
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
-    await bot.press(menu, "Time zone")
+    await bot.press(menu, "Change time zone")
     await bot.next(containing="time zone")
     await bot.send(TIER_TEXT[tier])
     await bot.next(predicate=is_reply(tier))
