@@ -36,6 +36,7 @@ from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
+from bot.handlers.record import RecordFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
@@ -48,6 +49,7 @@ from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.record import RecordService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
@@ -55,6 +57,7 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
+from bot.storage.record import RecordStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -63,7 +66,11 @@ GROUP_PRIVATE_ONLY = -5
 GROUP_COMMANDS = 0
 GROUP_BUTTONS = 10
 GROUP_TEXT = 20
+# After a text was handled: the record's look-back offer (never beside a crisis reply).
+GROUP_AFTER_TEXT = 30
 GROUP_FALLBACK = 99
+
+RECORD_FILES = filters.PHOTO | filters.Document.ALL | filters.VOICE | filters.AUDIO | filters.VIDEO
 
 StApp = Application[Any, Context, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]
 
@@ -150,6 +157,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
         exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        record=RecordService(RecordStore(db), people, clock),
         urgent_bot=urgent_bot,
     )
 
@@ -188,6 +196,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     setup = SetupFeature()
     basics = BasicsFeature(setup)
     crisis = CrisisFeature()
+    record = RecordFeature(settings_menu=setup)
     features: list[Feature] = [
         basics,
         setup,
@@ -195,6 +204,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         PrivacyFeature(),
         WorksheetsFeature(),
         DailyFeature(settings_menu=setup),
+        record,
     ]
     hub = Hub()
     for feature in features:
@@ -221,6 +231,16 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         GROUP_TEXT,
     )
     app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, basics.on_edit), GROUP_TEXT)
+    # Files sent while a record entry is being written; others fall through to the fallback.
+    app.add_handler(
+        MessageHandler(filters.UpdateType.MESSAGE & RECORD_FILES, record.on_media), GROUP_TEXT
+    )
+    app.add_handler(
+        MessageHandler(
+            filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, record.after_text
+        ),
+        GROUP_AFTER_TEXT,
+    )
     app.add_handler(
         MessageHandler(
             filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), basics.on_other

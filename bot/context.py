@@ -18,6 +18,7 @@ from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.record import RecordService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
@@ -47,6 +48,7 @@ class Services:
     journal: JournalService
     dispatcher: Dispatcher
     exporter: Exporter
+    record: RecordService
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]

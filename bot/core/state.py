@@ -8,6 +8,8 @@ The column holds a short ASCII string (never anything a person wrote):
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
   none; text whose id is below the question's was typed before it appeared).
+- ``rec:<entry>:<step>:<question msg>:<"Saved" msg>``: a record entry (bot/services/record.py)
+  waiting at one step; the entry id is 24 hex digits, the step a short word.
 
 Decoding validates once (ASCII digits, whole-string match); everything after works with
 typed values. Anything else decodes to None and is treated as nothing pending.
@@ -20,6 +22,7 @@ from dataclasses import dataclass
 
 SETUP_PREFIX = "setup"
 WORKSHEET_PREFIX = "ws"
+RECORD_PREFIX = "rec"
 ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
@@ -30,6 +33,8 @@ _SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
 _WORKSHEET = re.compile(
     r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?(?::([0-9]{1,4}|-1):([0-9]{1,4}|-1))?"
 )
+
+_RECORD = re.compile(r"rec:([0-9a-f]{24}):([a-z]{2,8}):([0-9]{1,12}):([0-9]{1,12})")
 
 
 @dataclass(frozen=True)
@@ -63,7 +68,24 @@ class WorksheetState:
         return WorksheetState(self.worksheet_id, position=self.position)
 
 
-PersonState = SetupState | WorksheetState
+@dataclass(frozen=True)
+class RecordState:
+    entry_id: str
+    step: str
+    question_message: int = 0
+    saved_message: int = 0
+
+    def encode(self) -> str:
+        return (
+            f"{RECORD_PREFIX}:{self.entry_id}:{self.step}"
+            f":{self.question_message}:{self.saved_message}"
+        )
+
+    def message_ids(self) -> list[int]:
+        return [m for m in (self.question_message, self.saved_message) if m]
+
+
+PersonState = SetupState | WorksheetState | RecordState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -75,6 +97,11 @@ def decode_state(state: str) -> PersonState | None:
             int(found.group(3) or 0),
             int(found.group(4) or -1),
             int(found.group(5) or -1),
+        )
+    record = _RECORD.fullmatch(state)
+    if record is not None:
+        return RecordState(
+            record.group(1), record.group(2), int(record.group(3)), int(record.group(4))
         )
     setup = _SETUP.fullmatch(state)
     if setup is not None:
@@ -91,3 +118,8 @@ def worksheet_state(state: str) -> WorksheetState | None:
 def setup_state(state: str) -> SetupState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, SetupState) else None
+
+
+def record_state(state: str) -> RecordState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, RecordState) else None

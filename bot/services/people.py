@@ -44,6 +44,10 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # The record's look-back offer (bot/services/record.py): on until turned off with one
+    # tap; the local date it was last made (at most once a day).
+    record_offers: bool = True
+    record_offered_on: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
