@@ -84,7 +84,7 @@ _BAD_MARKUP = "Bad Request: can't parse reply keyboard markup JSON object"
 
 
 # Telegram's limit for a file a bot downloads (https://core.telegram.org/bots/api#getfile).
-DOWNLOAD_LIMIT = 20 * 1024 * 1024
+DOWNLOAD_LIMIT = 20_000_000
 FILE_FOLDER = "files"
 
 

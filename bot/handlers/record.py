@@ -57,7 +57,7 @@ log = logging.getLogger(__name__)
 
 # Telegram's own limit for a file a bot downloads (getFile): we keep files up to it.
 DOWNLOAD_LIMIT: int = FileSizeLimit.FILESIZE_DOWNLOAD
-DOWNLOAD_LIMIT_MB = DOWNLOAD_LIMIT // (1024 * 1024)
+DOWNLOAD_LIMIT_MB = DOWNLOAD_LIMIT // 1_000_000  # PTB and Telegram count in decimal megabytes
 LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt")
 
 
