@@ -47,8 +47,31 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.send(f"just a note {CANARY}", user=PERSON)
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
     await answer_a_worksheet(bot)
+    await write_a_record_entry(bot)
     await reply_to_a_check_in(bot)
     await bot.settle()
+
+
+async def write_a_record_entry(bot: BotUnderTest) -> None:
+    """A record entry: a typed date, two parts (one edited: an amendment), a photo whose
+    bytes carry the canary, and its export (built in memory)."""
+    await bot.send("/record", user=PERSON)
+    menu = await bot.next(PERSON, containing="Your record")
+    await bot.press(menu, "New entry", user=PERSON)
+    await bot.next(PERSON, containing="When did it happen?")
+    await bot.send("yesterday 21:30", user=PERSON)
+    await bot.next(PERSON, containing="What happened?")
+    part = await bot.send(f"record {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="Saved")
+    await bot.send(f"more {CANARY}", user=PERSON)
+    await bot.edit(part, f"record, edited {CANARY}", user=PERSON)
+    await bot.send(photo_bytes=CANARY.encode() * 4, caption=f"{CANARY} evidence", user=PERSON)
+    await bot.next(PERSON, containing="Kept with this entry")
+    await bot.send("/record", user=PERSON)
+    menu = await bot.next(PERSON, containing="Your record")
+    await bot.press(menu, "Copy for an advocate", user=PERSON)
+    exported = await bot.next(PERSON, predicate=lambda m: m.document is not None)
+    assert exported.document is not None and CANARY.encode() in exported.document.data
 
 
 async def reply_to_a_check_in(bot: BotUnderTest) -> None:
@@ -97,6 +120,8 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     assert exports and CANARY.encode() in exports[-1].data
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 1
+    files = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM record_files")
+    assert files is not None and files["n"] == 1  # the photo is stored, sealed
 
     data_dir = bot.settings.data_dir
     await bot.stop()  # close connections; the WAL files stay as they were
@@ -148,6 +173,9 @@ async def test_no_key_material_or_ciphertext_in_debug_logs(
     await bot.press(confirm, data="forget:yes", user=PERSON)
     await bot.settle()
     assert await bot.services.people.load(PERSON) is None
+    for table in ("record_entries", "record_parts", "record_files"):  # the record goes too
+        row = await bot.services.db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
+        assert row is not None and row["n"] == 0, table
     await bot.stop()
     logged = caplog.text
     assert logged
