@@ -23,6 +23,7 @@ from dataclasses import dataclass
 SETUP_PREFIX = "setup"
 WORKSHEET_PREFIX = "ws"
 RECORD_PREFIX = "rec"
+AMEND_STEP = "amend"  # the record's state while a correction is typed
 ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")

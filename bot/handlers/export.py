@@ -10,7 +10,7 @@ from telegram import InputFile, Update
 from bot.context import Context
 from bot.core.callbacks import WorksheetButton
 from bot.handlers.common import keyboard, private_command_person, remember, say
-from bot.handlers.record import send_record_export
+from bot.handlers.record_files import send_record_export
 from bot.services import export
 from bot.services.people import Person
 from bot.views import Rows

@@ -7,16 +7,12 @@ in bot/services/record.py, which decides; this module sends what it decides.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import datetime as dt
-import io
 import logging
 
-from telegram import InlineKeyboardMarkup, InputFile, Message, Update
-from telegram.constants import FileSizeLimit
-from telegram.error import BadRequest, TelegramError
-from telegram.ext import ApplicationHandlerStop
+from telegram import InlineKeyboardMarkup, Message, Update
+from telegram.error import BadRequest
 
 from bot.context import Context
 from bot.core.callbacks import RecordButton
@@ -29,22 +25,26 @@ from bot.handlers.common import (
     pressed_message,
     private_command_person,
     release,
-    remember,
     replace_or_say,
     strip_buttons,
     tell,
 )
+from bot.handlers.record_files import (
+    DOWNLOAD_LIMIT_MB,
+    LANGUAGES,
+    language_of,
+    on_media,
+    send_files,
+    send_record_export,
+)
 from bot.handlers.setup import SetupFeature
-from bot.services import record_export
 from bot.services.export import zone_of
 from bot.services.people import Person
 from bot.services.record import (
     AMEND,
     FILES,
-    MAX_FILES,
     STEPS,
     WHEN,
-    FileIn,
     FullEntry,
     next_step,
     should_offer,
@@ -54,17 +54,6 @@ from bot.views import Rows
 from bot.views import record as views
 
 log = logging.getLogger(__name__)
-
-# Telegram's own limit for a file a bot downloads (getFile): we keep files up to it.
-DOWNLOAD_LIMIT: int = FileSizeLimit.FILESIZE_DOWNLOAD
-DOWNLOAD_LIMIT_MB = DOWNLOAD_LIMIT // 1_000_000  # PTB and Telegram count in decimal megabytes
-LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt")
-
-
-def _language(person: Person) -> str:
-    # The person's language once the Profile carries one (issue 11); English until then.
-    chosen = getattr(person.profile, "language", None)
-    return chosen if isinstance(chosen, str) and chosen in LANGUAGES else "en"
 
 
 def _is_ours(data: str | None) -> bool:
@@ -108,7 +97,7 @@ class RecordFeature:
         self, context: Context, person: Person, offset: int, pressed: Message | None = None
     ) -> None:
         page = await context.services.record.page(person, offset, views.PAGE_SIZE)
-        text, rows = views.list_view(context.tx, page, zone_of(person), _language(person))
+        text, rows = views.list_view(context.tx, page, zone_of(person), language_of(person))
         if pressed is not None:
             try:
                 await pressed.edit_text(text, reply_markup=keyboard(rows))
@@ -118,7 +107,7 @@ class RecordFeature:
         await tell(context, person, text, rows, protect=True)
 
     async def show_entry(self, context: Context, person: Person, entry: FullEntry) -> None:
-        rich, rows = views.entry_view(context.tx, entry, zone_of(person), _language(person))
+        rich, rows = views.entry_view(context.tx, entry, zone_of(person), language_of(person))
         await tell(context, person, rich, rows, protect=True)
 
     # --- the steps ----------------------------------------------------------------------
@@ -135,7 +124,7 @@ class RecordFeature:
             entry = await record.read(person, entry_id)
             when = ""
             if entry is not None:
-                when = happened_label(entry, zone_of(person), _language(person))
+                when = happened_label(entry, zone_of(person), language_of(person))
             text = views.word(
                 tx, person.profile.neutral_wording, "finished", when=when or tx("record.no_when")
             )
@@ -193,7 +182,7 @@ class RecordFeature:
         if state.step == WHEN:
             typed = parse_when(
                 text,
-                (_language(person), *LANGUAGES),
+                (language_of(person), *LANGUAGES),
                 record.today(person),
                 country=person.profile.country,
             )
@@ -222,7 +211,7 @@ class RecordFeature:
             return
         if step == AMEND:
             when = written_label(
-                int(context.services.clock().timestamp()), zone_of(person), _language(person)
+                int(context.services.clock().timestamp()), zone_of(person), language_of(person)
             )
             await tell(context, person, tx("record.amend_saved", when=when),
                        views.amend_view(tx, state.entry_id)[1])  # fmt: skip
@@ -272,7 +261,7 @@ class RecordFeature:
         record = context.services.record
         await record.set_when(person, entry_id, local, precision)
         entry = await record.read(person, entry_id)
-        label = happened_label(entry, zone_of(person), _language(person)) if entry else ""
+        label = happened_label(entry, zone_of(person), language_of(person)) if entry else ""
         lead = context.tx("record.when_set", when=label) if label else ""
         await self.ask(context, person, entry_id, next_step(WHEN), lead=lead)
 
@@ -282,51 +271,8 @@ class RecordFeature:
             return False
         return await context.services.record.edited(person, message.message_id, text.strip())
 
-    # --- photos, screenshots, voice notes, documents ------------------------------------
-
     async def on_media(self, update: Update, context: Context) -> None:
-        """A file sent while an entry is being written: fetched into memory, sealed, kept
-        with the entry. Anything else is left to the fallback's kind reply."""
-        message = update.message
-        if message is None or update.effective_user is None:
-            return
-        person = await current_person(update, context)
-        state = record_state(person.state) if person is not None else None
-        if person is None or state is None or state.step == AMEND:
-            return
-        record, tx = context.services.record, context.tx
-        await remember(context.services, person, message)
-        found = _file_of(message)
-        if found is None:
-            return
-        file_id, size, incoming = found
-        if size > DOWNLOAD_LIMIT:
-            await tell(context, person, tx("record.file_too_big", limit=DOWNLOAD_LIMIT_MB))
-            raise ApplicationHandlerStop
-        if await record.file_count(person, state.entry_id) >= MAX_FILES:
-            await tell(context, person, tx("record.file_too_many", limit=MAX_FILES))
-            raise ApplicationHandlerStop
-        try:
-            telegram_file = await context.bot.get_file(file_id)
-            data = bytes(await telegram_file.download_as_bytearray())
-        except TelegramError as exc:
-            log.warning("record file not fetched: %s", type(exc).__name__)
-            await tell(context, person, tx("record.file_failed"))
-            raise ApplicationHandlerStop from None
-        if len(data) > DOWNLOAD_LIMIT:
-            await tell(context, person, tx("record.file_too_big", limit=DOWNLOAD_LIMIT_MB))
-            raise ApplicationHandlerStop
-        incoming = FileIn(incoming.kind, incoming.mime, incoming.name, incoming.caption, data)
-        count = await record.add_file(person, state.entry_id, message.message_id, incoming)
-        context.note_saved(update.update_id)
-        if person.profile.discreet:
-            # Discreet mode already asked for sealed words to leave the chat: files too.
-            await delete_and_forget(context, person, [message.message_id])
-            await tell(context, person, tx("record.file_removed"))
-        else:
-            text, rows = views.file_saved_view(tx, state.entry_id, message.message_id, count)
-            await tell(context, person, text, rows)
-        raise ApplicationHandlerStop
+        await on_media(update, context)
 
     # --- the look-back offer ------------------------------------------------------------
 
@@ -363,7 +309,7 @@ class RecordFeature:
             entry,
             neutral=person.profile.neutral_wording,
             zone=zone_of(person),
-            language=_language(person),
+            language=language_of(person),
         )
         await record.note_offered(person)
         await tell(context, person, text, rows)
@@ -465,7 +411,7 @@ class RecordFeature:
             if entry is not None:
                 await self.show_entry(context, person, entry)
         elif action == "files":
-            await self._send_files(context, person, entry_id)
+            await send_files(context, person, entry_id)
         elif action in ("rmf", "keepf"):
             if action == "rmf" and n in await record.message_ids(person, entry_id):
                 await delete_and_forget(context, person, [n])
@@ -516,7 +462,7 @@ class RecordFeature:
         if self._current(person, entry_id, WHEN) is None:
             await self._expired(context, person)
             return
-        language = _language(person)
+        language = language_of(person)
         today = record.today(person)
         if action == "now":
             await self._set_when(context, person, entry_id, record.local_now(person), MINUTE)
@@ -551,27 +497,6 @@ class RecordFeature:
                 pass
         await tell(context, person, text, rows)
 
-    async def _send_files(self, context: Context, person: Person, entry_id: str) -> None:
-        record = context.services.record
-        entry = await record.read(person, entry_id)
-        if entry is None:
-            return
-        for index, attachment in enumerate(entry.files, 1):
-            data = await record.file_bytes(person, entry_id, attachment.file_id)
-            if data is None:
-                continue
-            name = attachment.name or f"file-{index}"
-            sent = await context.bot.send_document(
-                person.chat_id,
-                InputFile(io.BytesIO(data), filename=name),
-                caption=attachment.caption or None,
-                protect_content=True,
-                reply_markup=keyboard(
-                    [[(context.tx("record.btn_hide"), RecordButton("rmx").encode())]]
-                ),
-            )
-            await remember(context.services, person, sent)
-
 
 async def _drop_our_buttons(message: Message) -> None:
     """After Continue, the crisis reply keeps only its own buttons."""
@@ -585,64 +510,3 @@ async def _drop_our_buttons(message: Message) -> None:
     ]  # fmt: skip
     with contextlib.suppress(BadRequest):
         await message.edit_reply_markup(reply_markup=InlineKeyboardMarkup(rows) if rows else None)
-
-
-def _file_of(message: Message) -> tuple[str, int, FileIn] | None:
-    """(file id, announced size, what it is) of the file a message carries."""
-    caption = message.caption or ""
-    if message.photo:
-        largest = message.photo[-1]
-        name = f"photo-{message.message_id}.jpg"
-        return (
-            largest.file_id,
-            largest.file_size or 0,
-            FileIn("photo", "image/jpeg", name, caption, b""),
-        )
-    if message.document is not None:
-        doc = message.document
-        mime = doc.mime_type or "application/octet-stream"
-        name = doc.file_name or f"document-{message.message_id}"
-        return doc.file_id, doc.file_size or 0, FileIn("document", mime, name, caption, b"")
-    for kind, media, ext in (
-        ("voice", message.voice, "ogg"),
-        ("audio", message.audio, "mp3"),
-        ("video", message.video, "mp4"),
-    ):
-        if media is not None:
-            mime = media.mime_type or "application/octet-stream"
-            name = f"{kind}-{message.message_id}.{ext}"
-            return media.file_id, media.file_size or 0, FileIn(kind, mime, name, caption, b"")
-    return None
-
-
-async def send_record_export(context: Context, person: Person, *, pdf: bool) -> bool:
-    """The record as a Markdown file (or a PDF), built in memory, sent protected, with a
-    button that removes it from the chat. False when there is nothing to export."""
-    tx, services = context.tx, context.services
-    if not await services.record.count(person):
-        return False
-    now = services.clock()
-    title = views.word(tx, person.profile.neutral_wording, "doc_title")
-    doc = await record_export.collect(
-        services.record, person, tx, now, _language(person), title=title
-    )
-    day = now.astimezone(zone_of(person)).date()
-    remove = (tx("record.btn_remove_export"), RecordButton("rmx").encode())
-    if pdf:
-        data = await asyncio.to_thread(record_export.build_pdf, doc)
-        name, caption = record_export.filename(day, "pdf"), tx("record.export_caption_pdf")
-        rows: Rows = [[remove]]
-    else:
-        data = record_export.build_markdown(doc).encode()
-        name = record_export.filename(day, "md")
-        caption = views.word(tx, person.profile.neutral_wording, "export_caption")
-        rows = [[(tx("record.btn_pdf"), RecordButton("pdf").encode())], [remove]]
-    sent = await context.bot.send_document(
-        person.chat_id,
-        InputFile(io.BytesIO(data), filename=name),
-        caption=caption,
-        reply_markup=keyboard(rows),
-        protect_content=True,
-    )
-    await remember(context.services, person, sent)
-    return True

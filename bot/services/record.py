@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.clock import Clock
-from bot.core.state import RecordState, record_state
+from bot.core.state import AMEND_STEP, RecordState, record_state
 from bot.crypto import CryptoError
 from bot.services.export import zone_of
 from bot.services.people import PeopleService, Person
@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 
 WHEN = "when"
 FILES = "files"
-AMEND = "amend"
+AMEND = AMEND_STEP
 # The questions after "when", in order (reference 001, step 1), then the files step.
 TEXT_STEPS = ("what", "said", "body", "seen", "hurt")
 STEPS = (WHEN, *TEXT_STEPS, FILES)

@@ -1,7 +1,7 @@
 """The record's own export, for an advocate, a lawyer or a court: every entry oldest first
 (by when it happened), each with when it happened, when it was written, every answer, and
 every later addition with its own date; photos embedded. Made in memory only, separate from
-the journal's /export (bot/services/export.py, whose fonts and line layout it reuses).
+the journal's /export (bot/services/export.py); fonts and line layout: pdf_text.py.
 
 `RecordDocument` holds everything already worded and opened; `build_markdown` and
 `build_pdf` only lay it out, so they are pure and tested alone. Markdown embeds images as
@@ -19,7 +19,7 @@ from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 from PIL import Image, UnidentifiedImageError
 
-from bot.services import export
+from bot.services import export, pdf_text
 from bot.services.people import Person
 from bot.services.record import FILES, TEXT_STEPS, RecordService
 from bot.services.record_dates import happened_label, written_label
@@ -187,18 +187,18 @@ def _texts(doc: RecordDocument) -> list[str]:
 def build_pdf(doc: RecordDocument) -> bytes:
     """Text lines as the journal PDF lays them out (every script, shaped); each image on
     the page after its entry's file line, scaled to the text width."""
-    pdf = export._new_pdf(_texts(doc))
+    pdf = pdf_text.new_pdf(_texts(doc))
     pdf.set_title(doc.title)
-    layout = export._Layout(pdf)
+    layout = pdf_text.Layout(pdf)
     pdf.add_page()
 
     def flush() -> None:
         for line in layout.lines:
-            pdf.set_font(export.FONT, line.style, line.size)
-            pdf.set_x(export.MARGIN_SIDE + line.indent)
+            pdf.set_font(pdf_text.FONT, line.style, line.size)
+            pdf.set_x(pdf_text.MARGIN_SIDE + line.indent)
             pdf.cell(
-                w=pdf.w - 2 * export.MARGIN_SIDE - line.indent,
-                h=export.LINE_HEIGHT,
+                w=pdf.w - 2 * pdf_text.MARGIN_SIDE - line.indent,
+                h=pdf_text.LINE_HEIGHT,
                 text=line.text,
                 align="R" if line.rtl else "L",
                 new_x=XPos.LMARGIN,
@@ -206,11 +206,11 @@ def build_pdf(doc: RecordDocument) -> bytes:
             )
         layout.lines = []
 
-    layout.text(doc.title, "B", export.TITLE)
+    layout.text(doc.title, "B", pdf_text.TITLE)
     layout.text(doc.subtitle)
     for entry in doc.entries:
         layout.blank()
-        layout.text(entry.heading, "B", export.HEADING)
+        layout.text(entry.heading, "B", pdf_text.HEADING)
         layout.text(entry.written, "I")
         for section in entry.sections:
             layout.blank()
@@ -218,20 +218,20 @@ def build_pdf(doc: RecordDocument) -> bytes:
             for index, part in enumerate(section.parts):
                 if index:
                     layout.blank()
-                layout.text(part, indent=export.INDENT)
+                layout.text(part, indent=pdf_text.INDENT)
         if entry.amendments:
             layout.blank()
             layout.text(entry.amendments_title, "B")
             for amendment in entry.amendments:
                 layout.text(amendment.when, "I")
-                layout.text(amendment.text, indent=export.INDENT)
+                layout.text(amendment.text, indent=pdf_text.INDENT)
         if entry.files:
             layout.blank()
             layout.text(entry.files_title, "B")
             for index, file in enumerate(entry.files, 1):
-                layout.text(f"{index}. {file.label}", indent=export.INDENT)
+                layout.text(f"{index}. {file.label}", indent=pdf_text.INDENT)
                 if file.data is None:
-                    layout.text(entry.not_shown, "I", indent=export.INDENT)
+                    layout.text(entry.not_shown, "I", indent=pdf_text.INDENT)
                     continue
                 flush()
                 _image(pdf, file.data)
@@ -248,7 +248,7 @@ def _image(pdf: FPDF, data: bytes) -> None:
     h = w * height / max(width, 1)
     if h > _MAX_IMAGE_HEIGHT:
         w, h = w * _MAX_IMAGE_HEIGHT / h, _MAX_IMAGE_HEIGHT
-    if pdf.get_y() + h > pdf.h - export.MARGIN_BOTTOM:
+    if pdf.get_y() + h > pdf.h - pdf_text.MARGIN_BOTTOM:
         pdf.add_page()
-    pdf.image(io.BytesIO(data), x=export.MARGIN_SIDE + export.INDENT, y=pdf.get_y(), w=w, h=h)
+    pdf.image(io.BytesIO(data), x=pdf_text.MARGIN_SIDE + pdf_text.INDENT, y=pdf.get_y(), w=w, h=h)
     pdf.set_y(pdf.get_y() + h + 2)

@@ -657,10 +657,10 @@ async def test_files_people_send_can_be_fetched_into_memory(emu: BotApiEmulator)
         largest = photo["message"]["photo"][-1]
         fetched = await client.get_file(largest["file_id"])
         assert bytes(await fetched.download_as_bytearray()) == b"\x89PNG-bytes"
-        with pytest.raises(BadRequest, match="(?i)invalid file_id"):
+        with pytest.raises(BadRequest, match=r"(?i)invalid file_id"):
             await client.get_file("no-such-file")
         big = emu.user_sends(USER, document=("big.bin", b"x" * 20_000_001, "application/zip"))
-        with pytest.raises(BadRequest, match="(?i)too big"):
+        with pytest.raises(BadRequest, match=r"(?i)too big"):
             await client.get_file(big["message"]["document"]["file_id"])
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{file_base}{TOKEN}/files/unknown") as response:

@@ -56,7 +56,7 @@ async def write_full_entry(bot: BotUnderTest) -> int:
     hours = await bot.find("Around what time")
     await bot.press(hours, "21:00")
     await bot.next(containing="What happened?")
-    await bot.send("He took my phone and read my messages.")
+    await bot.send("He read my messages again and shouted.")
     await bot.next(containing="Saved.")
     await bot.send("Then he said I was imagining things.")
     saved = await bot.find("Saved (2 messages)")
@@ -95,7 +95,7 @@ async def test_a_back_dated_entry_with_a_photo_and_an_amendment_is_exported_whol
     bot.clock.advance(timedelta(days=1, hours=2))  # 1 December, 11:0x
     await bot.send("/record list")
     listing = await bot.next(containing="newest first")
-    assert "27 November 2026, ~21:00: He took my phone" in (listing.text or "")
+    assert "27 November 2026, ~21:00: He read my messages" in (listing.text or "")
     await bot.press(listing, "1")
     entry = await bot.next(containing="Happened: 27 November 2026, ~21:00")
     assert entry.protect_content
@@ -108,7 +108,7 @@ async def test_a_back_dated_entry_with_a_photo_and_an_amendment_is_exported_whol
     again = await bot.next(containing="Added later")
     assert "It was 22:00" in (again.text or "") and ask.message_id != again.message_id
     # The original is untouched beside it: nothing is overwritten.
-    assert "He took my phone and read my messages." in (again.text or "")
+    assert "He read my messages again and shouted." in (again.text or "")
 
     await bot.send("/record")
     menu = await bot.next(containing="Entries so far: 1")
@@ -120,7 +120,7 @@ async def test_a_back_dated_entry_with_a_photo_and_an_amendment_is_exported_whol
     for piece in (
         "Happened: 27 November 2026, ~21:00",
         "Written: 30 November 2026, 09:0",
-        "He took my phone and read my messages.",
+        "He read my messages again and shouted.",
         "Then he said I was imagining things.",
         "You're crazy, nobody will believe you.",
         "Added 1 December 2026, 11:0",
