@@ -445,8 +445,7 @@ class RecordFeature:
         if entry is None or entry.finished_at is not None:
             await self._expired(context, person)
             return
-        state = self._current(person, entry_id)
-        step = state.step if state is not None and state.step in STEPS else WHEN
+        step = record.resume_step(person, entry)
         await self.ask(context, person, entry_id, step, lead=context.tx("record.resumed"))
 
     async def _when_button(

@@ -159,14 +159,24 @@ class RecordService:
     # --- where a person is ----------------------------------------------------------
 
     async def unfinished(self, person: Person) -> FullEntry | None:
-        """The entry their state points at, if it is still being written."""
+        """The entry being written: the one their state points at, else (paused) the
+        newest one not finished."""
         step = record_state(person.state)
-        if step is None:
-            return None
-        row = await self._store.entry(person.person_id, step.entry_id)
+        row = await self._store.entry(person.person_id, step.entry_id) if step else None
         if row is None or row.finished_at is not None:
-            return None
-        return await self._full(person, row)
+            row = await self._store.newest_unfinished(person.person_id)
+        return None if row is None else await self._full(person, row)
+
+    def resume_step(self, person: Person, entry: FullEntry) -> str:
+        """Where to pick an entry up: the step on screen if there is one; after a pause,
+        the last step answered (to add to it or go on), else the first unanswered one."""
+        step = record_state(person.state)
+        if step is not None and step.entry_id == entry.entry_id and step.step in STEPS:
+            return step.step
+        answered = [s for s in STEPS if entry.answers.get(s)]
+        if answered:
+            return answered[-1]
+        return WHEN if entry.happened_at is None else STEPS[1]
 
     async def begin(self, person: Person) -> str:
         entry_id = new_record_id()

@@ -120,6 +120,14 @@ class RecordStore:
             (now, person_id, entry_id),
         )
 
+    async def newest_unfinished(self, person_id: str) -> EntryRow | None:
+        row = await self.db.fetch_one(
+            f"SELECT {_ENTRY} FROM record_entries"  # noqa: S608 - constant columns
+            " WHERE person_id = ? AND finished_at IS NULL ORDER BY written_at DESC LIMIT 1",
+            (person_id,),
+        )
+        return None if row is None else _entry(row)
+
     async def page(self, person_id: str, *, offset: int, limit: int) -> list[EntryRow]:
         rows = await self.db.fetch_all(
             f"SELECT {_ENTRY} FROM record_entries WHERE person_id = ?"  # noqa: S608 - constant columns

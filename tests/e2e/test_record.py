@@ -291,3 +291,24 @@ async def test_neutral_wording_keeps_the_record_plain(bot: BotUnderTest) -> None
     await bot.send("/record")
     menu = await bot.next(containing="Your dated notes")
     assert "Copy for an advocate" not in labels(menu)
+
+
+async def test_pause_keeps_the_entry_and_the_menu_picks_it_up(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    when = await new_entry(bot)
+    await bot.press(when, "Just now")
+    await bot.next(containing="What happened?")
+    await bot.send("the first thing")
+    saved = await bot.next(containing="Saved.")
+    await bot.press(saved, "Pause")
+    await bot.next(containing="Paused")
+    await bot.send("just chatting now")  # no longer an answer
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
+    assert [p.text for p in entry.answers["what"]] == ["the first thing"]
+    await bot.send("/record")
+    menu = await bot.next(containing="Your record")
+    await bot.press(menu, "Continue the unfinished entry")
+    await bot.next(containing="Picking up your unfinished entry")
