@@ -312,3 +312,31 @@ async def test_pause_keeps_the_entry_and_the_menu_picks_it_up(bot: BotUnderTest)
     menu = await bot.next(containing="Your record")
     await bot.press(menu, "Continue the unfinished entry")
     await bot.next(containing="Picking up your unfinished entry")
+
+
+async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    when = await new_entry(bot)
+    await bot.press(when, "Just now")
+    await bot.next(containing="What happened?")
+    part = await bot.send("he shouted at 8")
+    await bot.next(containing="Saved.")
+    bot.clock.advance(timedelta(hours=3))
+    await bot.edit(part, "he shouted at 9")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
+    assert [p.text for p in entry.answers["what"]] == ["he shouted at 8"]  # never overwritten
+    assert [a.text for a in entry.amendments] == ["he shouted at 9"]
+    assert entry.amendments[0].at - entry.answers["what"][0].at == 3 * 3600
+
+    await bot.send("/settings")
+    settings = await bot.next(containing="Your settings")
+    await bot.press(settings, "Offer my notes when I doubt myself: on")
+    await bot.settle()
+    assert "Offer my notes when I doubt myself: off" in labels(settings)  # edited in place
+    person = await bot.services.people.load(USER)
+    assert person is not None and not person.profile.record_offers
