@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.bench_crisis detector
     .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500]
+        [--message TEXT] [--panic]
 
 `detector`: the cost of CrisisDetector.detect per message over a realistic mix.
 `latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
@@ -10,6 +11,10 @@ the (emulated) Bot API to the moment the bot's reply reaches it: it includes lon
 and the HTTP round trips, so it is stricter than the handler's own time. The emulator and
 the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
 is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
+`--message`: the crisis text (the default is tier 1; "I'm not ok" measures the tier-2
+safety check). `--panic`: the same load, but the urgent messages are panic words
+(docs/discretion.md); the latency is to the decoy, so it includes deleting the panic
+message and the chat's recent messages first.
 """
 
 from __future__ import annotations
@@ -97,7 +102,11 @@ def bench_detector() -> None:
     print(f"p50: {p50:.1f} µs  p99: {p99:.1f} µs  max: {timings[-1] / 1000:.1f} µs")
 
 
-async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
+TIER_ONE = "help, he is outside"  # the emergency reply; "I'm not ok" is the tier-2 check
+PANIC_WORD = "blueberry pancakes"
+
+
+async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
     """Child process: the emulated Bot API plus the people typing, so that their CPU is not
     counted against the bot."""
     emu = BotApiEmulator(record_calls=False, keep_per_chat=50)
@@ -108,8 +117,10 @@ async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
     latencies: list[float] = []
 
     def on_sent(message: SentMessage, event: str) -> None:
+        if event != "sent":
+            return  # the panic wipe deletes the last decoy first: only the new one counts
         queued = sent_at.pop(message.chat_id, None)
-        if event == "sent" and queued is not None:
+        if queued is not None:
             latencies.append(time.perf_counter() - queued)
 
     emu.add_listener(on_sent)
@@ -127,7 +138,7 @@ async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
             uid = crisis_users[crisis_count % len(crisis_users)]
             crisis_count += 1
             sent_at[uid] = time.perf_counter()
-            emu.user_sends(uid, "help, he is outside")
+            emu.user_sends(uid, urgent)
             next_crisis += 0.05
         await asyncio.sleep(0.002)  # pacing the load generator, not waiting for results
     backlog = emu.pending_updates()
@@ -137,14 +148,17 @@ async def _drive_load(conn: Connection, seconds: float, rate: float) -> None:
     await emu.stop()
 
 
-def _child(conn: Connection, seconds: float, rate: float) -> None:
-    asyncio.run(_drive_load(conn, seconds, rate))
+def _child(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
+    asyncio.run(_drive_load(conn, seconds, rate, urgent))
 
 
-async def bench_latency(seconds: float, rate: float) -> None:
+async def bench_latency(
+    seconds: float, rate: float, text: str = TIER_ONE, *, panic: bool = False
+) -> None:
     parent, child = multiprocessing.Pipe()
+    urgent = PANIC_WORD if panic else text
     process = multiprocessing.get_context("spawn").Process(
-        target=_child, args=(child, seconds, rate)
+        target=_child, args=(child, seconds, rate, urgent)
     )
     process.start()
     base_url = await asyncio.to_thread(parent.recv)
@@ -168,6 +182,8 @@ async def bench_latency(seconds: float, rate: float) -> None:
             person.profile.country = "GB"
             person.profile.onboarded = True
             await people.save(person)
+            if panic and uid in crisis_users:
+                await runtime.services.discretion.set_panic_word(person, PANIC_WORD)
         cpu_before = time.process_time()
         parent.send((ordinary_users, crisis_users))
         ordinary_sent, crisis_count, backlog, latencies = await asyncio.to_thread(parent.recv)
@@ -179,13 +195,15 @@ async def bench_latency(seconds: float, rate: float) -> None:
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(
         f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s"
-        f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} crisis messages;"
+        f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} {'panic' if panic else 'crisis'}"
+        " messages;"
         f" not yet fetched at the end: {backlog}"
     )
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99)] * 1000
     print(
-        f"crisis reply latency: n={len(latencies)} p50={p50:.1f} ms p99={p99:.1f} ms"
+        f"{'panic decoy' if panic else 'crisis reply'} latency: n={len(latencies)}"
+        f" p50={p50:.1f} ms p99={p99:.1f} ms"
         f" max={latencies[-1] * 1000:.1f} ms"
     )
     print(f"bot process CPU: {cpu:.1f}s over {seconds:.0f}s; peak RSS {rss:.0f} MB")
@@ -196,11 +214,13 @@ def main() -> None:
     parser.add_argument("which", choices=["detector", "latency"])
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--rate", type=float, default=500)
+    parser.add_argument("--message", default=TIER_ONE, help="the crisis text sent")
+    parser.add_argument("--panic", action="store_true", help="panic words instead of crisis")
     args = parser.parse_args()
     if args.which == "detector":
         bench_detector()
     else:
-        asyncio.run(bench_latency(args.seconds, args.rate))
+        asyncio.run(bench_latency(args.seconds, args.rate, args.message, panic=args.panic))
 
 
 if __name__ == "__main__":

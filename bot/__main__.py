@@ -261,6 +261,7 @@ async def _backup(settings: Settings, target: Path | None, keys: Path | None) ->
 async def _stats(settings: Settings, days: int) -> int:
     from datetime import UTC, datetime, timedelta  # noqa: PLC0415
 
+    from bot.services.crisis_memory import CHECK_PREFIX  # noqa: PLC0415
     from bot.storage.database import Database  # noqa: PLC0415
     from bot.storage.people import PeopleStore  # noqa: PLC0415
     from bot.storage.schema import MIGRATIONS  # noqa: PLC0415
@@ -272,9 +273,15 @@ async def _stats(settings: Settings, days: int) -> int:
         store = PeopleStore(db)
         since = (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
         print(f"people: {await store.count()}")
+        counts = await store.crisis_counts(since)
         print(f"crisis replies since {since} (day, kind, count):")
-        for day, kind, count in await store.crisis_counts(since):
-            print(f"  {day}  {kind:<10} {count}")
+        for day, kind, count in counts:
+            if not kind.startswith(CHECK_PREFIX):
+                print(f"  {day}  {kind:<15} {count}")
+        print(f"safety checks since {since} (day, kind found, count):")
+        for day, kind, count in counts:
+            if kind.startswith(CHECK_PREFIX):
+                print(f"  {day}  {kind.removeprefix(CHECK_PREFIX):<15} {count}")
     finally:
         await db.close()
     return 0

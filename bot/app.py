@@ -8,6 +8,7 @@ one way. Only this module and bot/runtime.py construct stores and services.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,38 +34,52 @@ from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
 from bot.handlers.basics import BasicsFeature, on_error
+from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
+from bot.handlers.crisis_keep import CrisisKeepFeature
 from bot.handlers.daily import DailyFeature, make_sender
+from bot.handlers.discretion import DiscretionFeature
 from bot.handlers.privacy import PrivacyFeature
+from bot.handlers.progress import ProgressFeature
 from bot.handlers.record import RecordFeature
 from bot.handlers.setup import SetupFeature
+from bot.handlers.tidy import TidyFeature
+from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
+from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
+from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryStore
+from bot.storage.discretion import DiscretionStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.record import RecordStore
+from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
+GROUP_PANIC = -20
 GROUP_CRISIS = -10
 GROUP_PRIVATE_ONLY = -5
 GROUP_COMMANDS = 0
 GROUP_BUTTONS = 10
+GROUP_WORDS = 15  # stop, cancel, menu, hi...: before free text goes to a step or the journal
 GROUP_TEXT = 20
 # After a text was handled: the record's look-back offer (never beside a crisis reply).
 GROUP_AFTER_TEXT = 30
@@ -116,6 +131,8 @@ class Foundation:
     keys: KeyStore
     pseudonym_key: bytes
     clock: Clock
+    # Made and warmed up by the lifecycle (a process to start and stop); None: one thread.
+    chart: ChartRenderer | None = None
 
 
 def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
@@ -129,19 +146,22 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people_store = PeopleStore(db)
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
+    cover = CoverCache()
     people = PeopleService(
-        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, cover)
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
     journal_store = JournalStore(db)
+    urges = UrgeService(UrgeStore(db), worksheet_data, people, content.texts, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts),
+        sender=make_sender(app.bot, content.texts, urges.checkin_line_by_id),
         is_running=lambda: app.running,
+        in_cover=cover.in_cover,
     )
     return Services(
         settings=settings,
@@ -156,8 +176,18 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
         record=RecordService(RecordStore(db), people, clock),
+        exporter=Exporter(
+            worksheet_data,
+            journal_store,
+            content.prompts,
+            clock,
+            sources=(functools.partial(urge_export.export_parts, urges),),
+        ),
+        urges=urges,
+        chart=base.chart or ChartRenderer("thread"),
+        discretion=DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock),
+        cover=cover,
         urgent_bot=urgent_bot,
     )
 
@@ -197,14 +227,24 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     basics = BasicsFeature(setup)
     crisis = CrisisFeature()
     record = RecordFeature(settings_menu=setup)
+    worksheets = WorksheetsFeature()
+    conversation = ConversationFeature(setup, worksheets)
+    discretion = DiscretionFeature(crisis)
     features: list[Feature] = [
         basics,
         setup,
         crisis,
+        CrisisKeepFeature(),
+        discretion,
+        TidyFeature(),
         PrivacyFeature(),
-        WorksheetsFeature(),
+        worksheets,
+        # Before the check-ins: its idle-text route (the pull-back offer) goes first.
+        UrgeFeature(),
         DailyFeature(settings_menu=setup),
         record,
+        ProgressFeature(),
+        conversation,
     ]
     hub = Hub()
     for feature in features:
@@ -215,6 +255,13 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     processor.early_reply = early_reply
 
+    async def early_panic(update: Update) -> bool:
+        return await discretion.early(update, app)
+
+    processor.early_panic = early_panic
+
+    # -20: a panic word, and everything while in cover, from memory (docs/discretion.md).
+    app.add_handler(TypeHandler(Update, discretion.guard), GROUP_PANIC)
     # -10: crisis words, before anything can wait on storage or a conversation.
     app.add_handler(CommandHandler("sos", crisis.on_sos), GROUP_CRISIS)
     app.add_handler(CommandHandler("help", crisis.on_help), GROUP_CRISIS)
@@ -224,6 +271,12 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     for name, callback in hub.commands:
         app.add_handler(CommandHandler(name, _final(callback)), GROUP_COMMANDS)
     app.add_handler(CallbackQueryHandler(basics.on_callback), GROUP_BUTTONS)
+    app.add_handler(
+        MessageHandler(
+            filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, conversation.on_words
+        ),
+        GROUP_WORDS,
+    )
     app.add_handler(
         MessageHandler(
             filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, basics.on_text
@@ -243,7 +296,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     )
     app.add_handler(
         MessageHandler(
-            filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), basics.on_other
+            filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), conversation.on_other
         ),
         GROUP_FALLBACK,
     )

@@ -14,11 +14,14 @@ from bot.content import Content
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
+from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
+from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
@@ -49,6 +52,11 @@ class Services:
     dispatcher: Dispatcher
     exporter: Exporter
     record: RecordService
+    urges: UrgeService
+    # Draws /progress off the event loop (a worker process in production).
+    chart: ChartRenderer
+    discretion: DiscretionService
+    cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]
@@ -71,6 +79,9 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         super().__init__(application, chat_id=chat_id, user_id=user_id)
         self.crisis: CrisisMatch | None = None
         self.crisis_reply: Message | None = None
+        # A tier-2 safety-plan answer: the check was held back for the quiet line
+        # (bot/handlers/crisis.py, `ensure_reply`).
+        self.crisis_quiet = False
 
     def note_saved(self, update_id: int) -> None:
         """What the person wrote in this update is stored: if handling fails after this,

@@ -45,6 +45,8 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._turns: dict[int, deque[asyncio.Future[None]]] = {}
         # Set by app.py: sends the crisis reply for an urgent update before anything waits.
         self.early_reply: Callable[[Update], Awaitable[None]] | None = None
+        # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
+        self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
 
     def is_urgent(self, update: object) -> bool:
         if not isinstance(update, Update):
@@ -67,8 +69,17 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # tasks in arrival order, so places follow arrival even if the reply below is slow.
         turn = self._take_turn(chat.id)
         try:
-            urgent = self.is_urgent(update)
-            if urgent and self.early_reply is not None and isinstance(update, Update):
+            panic = False
+            if self.early_panic is not None and isinstance(update, Update):
+                # Before any lock or slot, like the crisis reply: the screen is being watched.
+                try:
+                    panic = await self.early_panic(update)
+                except Exception as exc:  # the panic group tries again in order
+                    log.warning("early panic path failed: %s", type(exc).__name__)
+            # A panic word is never a crisis word (validated when chosen); its update takes
+            # no slot either.
+            urgent = panic or self.is_urgent(update)
+            if not panic and urgent and self.early_reply is not None and isinstance(update, Update):
                 # The reply goes out now, ahead of everything, even the person's own previous
                 # update (which may be waiting out a 429). What the message means otherwise
                 # (a worksheet answer, a journal entry) is handled below in the chat's order,

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from telegram.ext import Job
 
@@ -25,6 +25,7 @@ from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.services.ledger import MessageLedger
+from bot.services.progress_chart import ChartRenderer
 from bot.storage.database import Database
 from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
@@ -73,6 +74,7 @@ class Runtime:
         throttle: bool = True,
         poll_interval: float = 0.0,
         backoff: float = 0.5,
+        chart_mode: Literal["process", "thread"] = "process",
     ) -> None:
         if settings.token is None:
             raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
@@ -82,6 +84,11 @@ class Runtime:
         self._throttle = throttle
         self._poll_interval = poll_interval
         self._backoff = backoff  # first retry delay after a 5xx or timeout; tests shorten it
+        # /progress draws in a worker process (bot/services/progress_chart.py says why);
+        # "thread" is for tests and hosts that cannot spare one.
+        self._chart_mode = chart_mode
+        self._chart: ChartRenderer | None = None
+        self._warming: asyncio.Task[None] | None = None
         self.storage: Storage | None = None
         self.app: StApp | None = None
         self.services: Services | None = None
@@ -96,6 +103,14 @@ class Runtime:
         self._lock.acquire()
         storage = await open_storage(self.settings)
         self.storage = storage
+        if self._chart_mode == "process":
+            # matplotlib's font list is cached beside the data (the image has no home).
+            self._chart = ChartRenderer("process", cache_dir=self.settings.data_dir / "chart")
+            # Warmed up beside the start, not before it: spawning the worker and loading
+            # matplotlib takes seconds on a busy host, and crisis replies must not wait.
+            self._warming = asyncio.create_task(self._warm_up(self._chart))
+        else:
+            self._chart = ChartRenderer("thread")
         base = Foundation(
             self.settings,
             content,
@@ -103,12 +118,15 @@ class Runtime:
             storage.keys,
             await storage.keys.pseudonym_key(),
             self.clock,
+            self._chart,
         )
         wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
         app, services = wired.app, wired.services
         self.app, self.services, self.jobs = app, services, wired.jobs
         await app.initialize()
         await services.urgent_bot.initialize()
+        # Panic words and covers into memory before the first update is read.
+        await services.discretion.load()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
         await app.bot.set_my_commands(menu_commands(services, wired.hub))
         if app.updater is None:
@@ -120,6 +138,12 @@ class Runtime:
         )
         await app.start()
         log.info("bot started")
+
+    async def _warm_up(self, chart: ChartRenderer) -> None:
+        try:
+            await chart.warm_up()
+        except Exception as exc:  # the first /progress tries again
+            log.warning("chart worker not warmed up: %s", type(exc).__name__)
 
     async def _flush_message_ids_forever(self, ledger: MessageLedger) -> None:
         rounds = 0
@@ -153,6 +177,14 @@ class Runtime:
             await services.urgent_bot.shutdown()
             with contextlib.suppress(Exception):
                 await services.ledger.flush()
+        if self._warming is not None:
+            self._warming.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._warming
+            self._warming = None
+        if self._chart is not None:
+            self._chart.close()
+            self._chart = None
         if self.storage is not None:
             await self.storage.close()
             self.storage = None

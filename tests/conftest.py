@@ -13,7 +13,7 @@ import os
 from collections.abc import AsyncIterator, Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 
@@ -82,6 +82,10 @@ class BotUnderTest:
         self.runtime: Runtime | None = None
         self._cursor: dict[int, int] = {}
         self.content: Content | None = None  # a test may run edited content
+        # One worker thread, started on the first /progress: no process spawned and no
+        # matplotlib loaded for the many tests that never draw. A test may ask for the
+        # production worker process.
+        self.chart_mode: Literal["process", "thread"] = "thread"
 
     @property
     def services(self) -> Services:
@@ -91,7 +95,11 @@ class BotUnderTest:
     async def start(self) -> None:
         # A short first backoff: retries after injected 5xx/timeouts need not take seconds.
         self.runtime = Runtime(
-            self.settings, clock=self.clock, content=self.content or shared_content(), backoff=0.02
+            self.settings,
+            clock=self.clock,
+            content=self.content or shared_content(),
+            backoff=0.02,
+            chart_mode=self.chart_mode,
         )
         await self.runtime.start()
 

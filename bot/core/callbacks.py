@@ -96,6 +96,18 @@ class DayButton(_Choice, prefix="day", pattern=r"mon|tue|wed|thu|fri|sat|sun|don
     pass
 
 
+class DiscretionButton(
+    _Choice,
+    prefix="dsc",
+    pattern=r"menu|panic|return|noreturn|off|erase:(?:on|off)|theme:[a-z]{1,12}",
+):
+    """The panic-word menu in /settings."""
+
+
+class TidyButton(_Choice, prefix="tidy", pattern=r"keep|remove|hide"):
+    """[Keep it], [Remove this file from the chat] and [Hide], on the message itself."""
+
+
 class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):
     pass
 
@@ -146,6 +158,26 @@ class CheckButton(CallbackData):
         if action not in cls.ACTIONS or (sep and not _WORD_UNDERSCORE.fullmatch(kind)):
             return None
         return cls(action, kind)
+
+
+@dataclass(frozen=True)
+class KeepButton(CallbackData):
+    """`keep:<yes|no>:<message id>`: keep or let go of a text that triggered the crisis
+    path inside an answer or a journal reply (held until then; the id finds it)."""
+
+    PREFIX: ClassVar[str] = "keep"
+    keep: bool
+    message_id: int
+
+    def encode(self) -> str:
+        return f"{self.PREFIX}:{'yes' if self.keep else 'no'}:{self.message_id}"
+
+    @classmethod
+    def decode(cls, rest: str) -> Self | None:
+        choice, _, number = rest.partition(":")
+        if choice not in ("yes", "no") or not _NUMBER.fullmatch(number):
+            return None
+        return cls(choice == "yes", int(number))
 
 
 # --- daily check-ins and the journal ------------------------------------------------
@@ -300,3 +332,100 @@ class RecordButton(CallbackData):
         if action not in allowed:
             return None
         return cls(action, entry_id or "", int(number or 0))
+
+
+# --- the conversation: the menu, "stop", journal undo ------------------------------
+
+
+class MenuButton(_Choice, prefix="menu", pattern=r"[a-z]{1,12}"):
+    """`menu:<command>`: runs that command, as if it were sent (unknown names: nothing)."""
+
+
+class StopButton(
+    _Choice, prefix="stop", pattern=r"end|keep|carry(?:country|timezone|time|safety)?"
+):
+    """What "stop" offers beside pausing (which is a DailyButton): end check-ins, keep
+    them; `carry` goes back to an unfinished onboarding step."""
+
+
+class UndoButton(_Choice, prefix="jundo", pattern=r"[0-9a-f]{24}"):
+    """`jundo:<entry id>`: remove the journal entry just saved (and only that one)."""
+
+
+# --- riding the wave (urges, held drafts, reasons, no-contact days, moods) ---------------
+
+_ITEM_ID = re.compile(r"[0-9a-f]{24}")
+
+
+@dataclass(frozen=True)
+class UrgeButton(CallbackData):
+    """`urg:<action>[:<id>][:<arg>]`: the id is an urge's or a held draft's random id, the
+    arg a number (a strength, a step) or a trigger id; which action carries which is fixed."""
+
+    PREFIX: ClassVar[str] = "urg"
+    BARE: ClassVar[frozenset[str]] = frozenset(
+        {"go", "ci", "no", "never", "offers", "rsn", "redit"}
+    )
+    WITH_ARG: ClassVar[frozenset[str]] = frozenset({"s"})
+    WITH_ID: ClassVar[frozenset[str]] = frozenset({"tk", "dw", "dn", "x", "fx", "dr", "dk", "dd"})
+    WITH_ID_ARG: ClassVar[frozenset[str]] = frozenset({"t", "n", "a", "f"})
+    _ARG: ClassVar[re.Pattern[str]] = re.compile(r"[a-z0-9_]{1,12}")
+    action: str
+    item: str = ""
+    arg: str = ""
+
+    def encode(self) -> str:
+        return ":".join(p for p in (self.PREFIX, self.action, self.item, self.arg) if p)
+
+    @property
+    def number(self) -> int | None:
+        return int(self.arg) if re.fullmatch(r"[0-9]{1,2}", self.arg) else None
+
+    @classmethod
+    def decode(cls, rest: str) -> Self | None:
+        parts = rest.split(":")
+        action, fields = parts[0], parts[1:]
+        if action in cls.BARE:
+            ok = not fields
+            return cls(action) if ok else None
+        if action in cls.WITH_ARG:
+            if len(fields) == 1 and cls._ARG.fullmatch(fields[0]):
+                return cls(action, arg=fields[0])
+            return None
+        if action in cls.WITH_ID:
+            if len(fields) == 1 and _ITEM_ID.fullmatch(fields[0]):
+                return cls(action, fields[0])
+            return None
+        if (
+            action in cls.WITH_ID_ARG
+            and len(fields) == 2
+            and _ITEM_ID.fullmatch(fields[0])
+            and cls._ARG.fullmatch(fields[1])
+        ):
+            return cls(action, fields[0], fields[1])
+        return None
+
+
+class NoContactButton(
+    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff|show"
+):
+    pass
+
+
+@dataclass(frozen=True)
+class MoodButton(CallbackData):
+    """`mood:<local date>:<1-5>`: the day rides along, so an old check-in rates its own day."""
+
+    PREFIX: ClassVar[str] = "mood"
+    day: str
+    rating: int
+
+    def encode(self) -> str:
+        return f"{self.PREFIX}:{self.day}:{self.rating}"
+
+    @classmethod
+    def decode(cls, rest: str) -> Self | None:
+        day, _, rating = rest.partition(":")
+        if not _is_date(day) or not re.fullmatch(r"[1-5]", rating):
+            return None
+        return cls(day, int(rating))

@@ -49,6 +49,7 @@ class Hub:
         self.after_onboarding: list[FinishHook] = []
         # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
         self.settings_rows: list[RowsHook] = []
+        self._wording_changed: list[ScheduleHook] = []
 
     def command(self, name: str, callback: Command) -> None:
         if any(existing == name for existing, _ in self.commands):
@@ -63,6 +64,14 @@ class Hub:
 
     def on_schedule_changed(self, hook: ScheduleHook) -> None:
         self._schedule_changed.append(hook)
+
+    def on_wording_changed(self, hook: ScheduleHook) -> None:
+        self._wording_changed.append(hook)
+
+    async def wording_changed(self, context: Context, person: Person) -> None:
+        """Neutral wording turned on or off: the chat's command menu follows."""
+        for hook in self._wording_changed:
+            await hook(context, person)
 
     async def schedule_changed(self, context: Context, person: Person) -> None:
         """Time, time zone, days, pause or re-activation changed: the one place that says so."""

@@ -4,12 +4,16 @@ The column holds a short ASCII string (never anything a person wrote):
 
 - ``""``: nothing pending; free text goes to the idle routes (the journal).
 - ``setup:<step>:<mode>``: an onboarding or settings step waiting for typed input.
+- ``disc:panic`` / ``disc:return``: /settings waits for a panic or return word.
 - ``ws:<worksheet>:<question msg>:<"Saved" msg>:<position>:<previous>``: a worksheet
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
   none; text whose id is below the question's was typed before it appeared).
 - ``rec:<entry>:<step>:<question msg>:<"Saved" msg>``: a record entry (bot/services/record.py)
   waiting at one step; the entry id is 24 hex digits, the step a short word.
+
+- ``urge:<step>:<id>``: the urge flow waiting for typed words (`trigger`, `draft`) with
+  the urge's random id, or My reasons being written (`reasons`, id ``-``).
 
 Decoding validates once (ASCII digits, whole-string match); everything after works with
 typed values. Anything else decodes to None and is treated as nothing pending.
@@ -21,13 +25,17 @@ import re
 from dataclasses import dataclass
 
 SETUP_PREFIX = "setup"
+DISCRETION_PREFIX = "disc"
 WORKSHEET_PREFIX = "ws"
 RECORD_PREFIX = "rec"
 AMEND_STEP = "amend"  # the record's state while a correction is typed
+URGE_PREFIX = "urge"
+URGE_STEPS = ("trigger", "draft", "reasons")
 ONBOARDING = "onboarding"
 SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
 
+_DISCRETION = re.compile(r"disc:(panic|return)")
 _SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
 # [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
 # trailing newline through).
@@ -86,7 +94,29 @@ class RecordState:
         return [m for m in (self.question_message, self.saved_message) if m]
 
 
-PersonState = SetupState | WorksheetState | RecordState
+_URGE = re.compile(r"urge:(trigger|draft|reasons):([0-9a-f]{24}|-)")
+
+
+@dataclass(frozen=True)
+class UrgeState:
+    step: str
+    urge_id: str = "-"
+
+    def encode(self) -> str:
+        return f"{URGE_PREFIX}:{self.step}:{self.urge_id}"
+
+
+@dataclass(frozen=True)
+class DiscretionState:
+    """A panic or return word is being typed in /settings (the word itself is never kept)."""
+
+    word: str  # "panic" | "return"
+
+    def encode(self) -> str:
+        return f"{DISCRETION_PREFIX}:{self.word}"
+
+
+PersonState = SetupState | WorksheetState | RecordState | UrgeState | DiscretionState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -104,6 +134,12 @@ def decode_state(state: str) -> PersonState | None:
         return RecordState(
             record.group(1), record.group(2), int(record.group(3)), int(record.group(4))
         )
+    urge = _URGE.fullmatch(state)
+    if urge is not None:
+        return UrgeState(urge.group(1), urge.group(2))
+    discretion = _DISCRETION.fullmatch(state)
+    if discretion is not None:
+        return DiscretionState(discretion.group(1))
     setup = _SETUP.fullmatch(state)
     if setup is not None:
         mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
@@ -124,3 +160,13 @@ def setup_state(state: str) -> SetupState | None:
 def record_state(state: str) -> RecordState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, RecordState) else None
+
+
+def urge_state(state: str) -> UrgeState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, UrgeState) else None
+
+
+def discretion_state(state: str) -> DiscretionState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, DiscretionState) else None

@@ -159,12 +159,15 @@ class BotApiEmulator:
         photo_bytes: bytes | None = None,
         document: tuple[str, bytes, str] | None = None,
         file_size: int | None = None,
+        other: tuple[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Queue a `message` update and return the whole update (``["message"]`` is the
-        Message). Exactly one of text, sticker, photo, voice, document; a caption only with
-        a photo, voice or document. `photo_bytes` are the largest size's bytes (getFile
-        serves them); `document` is (file name, bytes, MIME type); `file_size` overrides the
-        size announced (a file too big to fetch)."""
+        Message). Exactly one of text, sticker, photo, voice, document, or `other`: any
+        other kind as its Message field and value (("location", {"latitude": 1.0,
+        "longitude": 2.0})); a file's ids are filled in. A caption only with a photo, voice
+        or document. `photo_bytes` are the largest size's bytes (getFile serves them);
+        `document` is (file name, bytes, MIME type); `file_size` overrides the size
+        announced (a file too big to fetch)."""
         kinds = [
             kind
             for kind, present in (
@@ -173,11 +176,14 @@ class BotApiEmulator:
                 ("photo", photo or photo_bytes is not None),
                 ("voice", voice),
                 ("document", document is not None),
+                ("other", other is not None),
             )
             if present
         ]
         if len(kinds) != 1:
-            raise ValueError("a message is exactly one of: text, sticker, photo, voice, document")
+            raise ValueError(
+                "a message is exactly one of: text, sticker, photo, voice, document, other"
+            )
         if text is not None and not text:
             raise ValueError("Telegram never delivers an empty text message")
         if caption is not None and kinds[0] not in ("photo", "voice", "document"):
@@ -205,6 +211,10 @@ class BotApiEmulator:
             payload["sticker"] = self._media(
                 type="regular", width=512, height=512, is_animated=False, is_video=False
             )
+        elif other is not None:
+            field, value = other
+            is_file = field in ("video", "document", "audio", "animation", "video_note")
+            payload[field] = self._media(**value) if is_file else value
         elif kinds[0] == "photo":
             data = photo_bytes if photo_bytes is not None else b"\xff\xd8emulator-photo\xff\xd9"
             small = self._media(b"\xff\xd8thumb\xff\xd9", width=90, height=90)
@@ -317,6 +327,14 @@ class BotApiEmulator:
         the next one."""
         log = self._state.chats.get(chat_id)
         return log.sent_count if log is not None else 0
+
+    def visible_ids(self, chat_id: int) -> list[int]:
+        """Ids of the messages still in the chat, both directions, oldest first (bounded by
+        `keep_per_chat`): what someone scrolling the chat would see."""
+        log = self._state.chats.get(chat_id)
+        if log is None:
+            return []
+        return [m.message_id for m in log.by_id.values() if not m.deleted]
 
     def deleted_ids(self, chat_id: int) -> set[int]:
         """Ids the bot deleted in the chat, its own messages and the person's."""

@@ -158,6 +158,7 @@ class BotApi:
             "sendmessage": self.send_message,
             "senddocument": self.send_document,
             "getfile": self.get_file,
+            "sendphoto": self.send_photo,
             "editmessagetext": self.edit_message_text,
             "editmessagereplymarkup": self.edit_message_reply_markup,
             "deletemessage": self.delete_message,
@@ -348,6 +349,35 @@ class BotApi:
             "file_size": len(data),
             "file_path": f"{FILE_FOLDER}/{file_id}",
         }
+
+    async def send_photo(self, bot_id: int, params: Params) -> dict[str, Any]:
+        """An uploaded photo only (no file ids, no URLs): PNG or JPEG, as Telegram accepts."""
+        log = self._chat(params)
+        caption = _caption(params)
+        upload = params.files.get("photo")
+        if upload is None or not upload.content:
+            raise bad_request("Bad Request: there is no photo in the request")
+        if not upload.content.startswith((b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff")):
+            raise bad_request("Bad Request: IMAGE_PROCESS_FAILED")
+        file_id, unique_id = self._state.new_file_ids()
+        photo = SentDocument(
+            upload.filename, upload.content, caption, upload.content_type, file_id, unique_id
+        )
+        message = SentMessage(
+            message_id=log.next_message_id(),
+            chat_id=log.chat.id,
+            reply_markup=_reply_markup(params),
+            protect_content=params.flag("protect_content"),
+            disable_notification=params.flag("disable_notification"),
+            reply_to_message_id=self._reply_to(log, params),
+            photo=photo,
+            date=self._state.now(),
+            parse_mode=_parse_mode(params),
+            entities=params.array("caption_entities"),
+            bot_id=bot_id,
+        )
+        self._state.add_bot_message(log, message)
+        return self._render(log, message)
 
     async def edit_message_text(self, bot_id: int, params: Params) -> dict[str, Any]:
         if params.values.get("inline_message_id") is not None:

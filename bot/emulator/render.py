@@ -42,6 +42,13 @@ def document_dict(document: SentDocument) -> dict[str, Any]:
     }
 
 
+def image_size(data: bytes) -> tuple[int, int]:
+    """A PNG's width and height from its header (IHDR); 0, 0 for anything else."""
+    if data.startswith(b"\x89PNG\r\n\x1a\n") and data[12:16] == b"IHDR":
+        return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+    return 0, 0
+
+
 def bot_message_dict(
     message: SentMessage, log: ChatLog, profile: BotProfile, *, quote: bool = True
 ) -> dict[str, Any]:
@@ -55,6 +62,19 @@ def bot_message_dict(
         out["document"] = document_dict(message.document)
         if message.document.caption is not None:
             out["caption"] = message.document.caption
+    if message.photo is not None:
+        width, height = image_size(message.photo.data)
+        out["photo"] = [
+            {
+                "file_id": message.photo.file_id,
+                "file_unique_id": message.photo.file_unique_id,
+                "width": width,
+                "height": height,
+                "file_size": len(message.photo.data),
+            }
+        ]
+        if message.photo.caption is not None:
+            out["caption"] = message.photo.caption
     if message.text is not None:
         out["text"] = message.text
     if message.entities:

@@ -53,6 +53,7 @@ class SentMessage:
     disable_notification: bool = False
     reply_to_message_id: int | None = None
     document: SentDocument | None = None
+    photo: SentDocument | None = None  # a sent photo's bytes (PNG or JPEG), as uploaded
     deleted: bool = False
     edits: int = 0
     date: int = 0

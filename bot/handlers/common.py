@@ -20,6 +20,7 @@ from telegram.error import BadRequest, Forbidden
 from bot.context import Context, Services
 from bot.core.telegram_text import BULK_DELETE_LIMIT, CALLBACK_DATA_LIMIT
 from bot.services import geo
+from bot.services.discretion import CoverHolds
 from bot.services.people import Person
 from bot.views import Button
 from bot.views.places import country_label
@@ -109,6 +110,8 @@ async def say(
     bot: Bot | None = None,
     quotes: str | None = None,
 ) -> Message:
+    if bot is None and context.services.cover.chat_in_cover(chat_id):
+        raise CoverHolds  # only the urgent bot (decoy, crisis lines) speaks in cover
     rich = text if isinstance(text, Rich) else Rich(text)
     entities = [MessageEntity(s.kind, s.offset, s.length) for s in rich.spans]
     message = await (bot or context.bot).send_message(
@@ -201,18 +204,21 @@ async def delete_and_forget(context: Context, person: Person, ids: Sequence[int]
     await context.services.ledger.forget(person.person_id, wanted)
 
 
-async def delete_quietly(context: Context, chat_id: int, message_ids: Sequence[int]) -> int:
+async def delete_quietly(
+    context: Context, chat_id: int, message_ids: Sequence[int], *, bot: Bot | None = None
+) -> int:
     """Delete what Telegram lets us; a refusal (too old, already gone) is not an error."""
     deleted = 0
+    sender = bot or context.bot
     for start in range(0, len(message_ids), BULK_DELETE_LIMIT):
         chunk = list(message_ids[start : start + BULK_DELETE_LIMIT])
         try:
-            if await context.bot.delete_messages(chat_id, chunk):
+            if await sender.delete_messages(chat_id, chunk):
                 deleted += len(chunk)
         except BadRequest:
             for message_id in chunk:
                 try:
-                    if await context.bot.delete_message(chat_id, message_id):
+                    if await sender.delete_message(chat_id, message_id):
                         deleted += 1
                 except BadRequest:
                     continue

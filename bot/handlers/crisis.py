@@ -11,7 +11,11 @@ country is kept in memory at once and stored afterwards, like the onboarding cou
 the numbers, a grounding exercise goes one step at a time and ends with a way back.
 
 Only a tier-1 (certain) match gets the emergency reply; a tier-2 one gets the "Are you safe
-right now?" check of bot/handlers/safety_check.py, on the same path.
+right now?" check of bot/handlers/safety_check.py, on the same path. One exception: a tier-2
+text typed while a safety-plan question waits (known from memory, or storage within the
+same budget) is an answer that speaks of safety; the check stays back and the worksheet
+saves it with a quiet line (bot/services/crisis_capture.py). `context.crisis_quiet` says
+so; whoever then does not give the quiet line sends the check after all (`ensure_reply`).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ from bot.handlers.crisis_send import (
     send_urgent,
 )
 from bot.services.crisis import CrisisKind, CrisisMatch
+from bot.services.crisis_capture import SAFETY_PLAN
 from bot.services.crisis_reply import (
     compose_full_list,
 )
@@ -50,7 +55,7 @@ log = logging.getLogger(__name__)
 
 
 EARLY_KEY = "steady.crisis.early"
-Early = tuple[CrisisMatch, Message | None]
+Early = tuple[CrisisMatch, Message | None, bool]  # the match, the reply, held back (quiet)
 
 
 def _early(application: Any) -> dict[int, Early]:
@@ -69,13 +74,14 @@ async def reply_early(update: Update, application: Any) -> None:
     command = text.split(maxsplit=1)[0].split("@")[0] if text.startswith("/") else ""
     if command in ("/sos", "/help"):
         await _sos(update, context, guide=command == "/help")
-        _early(application)[update.update_id] = (CrisisMatch(CrisisKind.GENERAL, frozenset()), None)
+        general = CrisisMatch(CrisisKind.GENERAL, frozenset())
+        _early(application)[update.update_id] = (general, None, False)
         return
     match = context.services.content.detector.detect(text) if text else None
     if match is None or command:
         return
     sent = await respond(update, context, match, message)
-    _early(application)[update.update_id] = (match, sent)
+    _early(application)[update.update_id] = (match, sent, context.crisis_quiet)
 
 
 async def on_message(update: Update, context: Context) -> None:
@@ -84,7 +90,11 @@ async def on_message(update: Update, context: Context) -> None:
         return
     early = _early(context.application).pop(update.update_id, None)
     if early is not None:
-        context.crisis, context.crisis_reply = early
+        context.crisis, context.crisis_reply, context.crisis_quiet = early
+        if context.crisis_quiet and not await _in_safety_plan(update, context):
+            # The early path ran before this chat's earlier updates (a Pause, say): now, in
+            # order, the person is somewhere else, so the check goes out after all.
+            await ensure_reply(update, context)
         return
     text = message.text or message.caption
     if not text or text.startswith("/"):
@@ -104,11 +114,39 @@ async def on_message(update: Update, context: Context) -> None:
 async def respond(
     update: Update, context: Context, match: CrisisMatch, trigger: Message | None
 ) -> Message | None:
-    """The emergency reply when the match is certain, the safety check when it is not."""
+    """The emergency reply when the match is certain, the safety check when it is not
+    (unless it is a safety-plan answer: then nothing, and `context.crisis_quiet`)."""
     if match.certain:
         hint = match.kind == CrisisKind.GENERAL
         return await send_crisis_reply(update, context, match.kind, trigger, guide_hint=hint)
+    typed = update.message is not None and update.message.text is not None
+    if typed and await _in_safety_plan(update, context):
+        context.crisis_quiet = True
+        return None
     return await safety_check.send_check(update, context, match, trigger)
+
+
+async def _in_safety_plan(update: Update, context: Context) -> bool:
+    """Whether a safety-plan question waits for this person's text, from memory (storage
+    gets the crisis path's budget on a miss, as for the country)."""
+    user = update.effective_user
+    if user is None:
+        return False
+    person_id = context.services.people.person_id(user.id)
+    cache = context.services.crisis_cache
+    if not cache.knows(person_id):
+        await country_of(context, user.id)  # a load fills the cache, or fails quietly
+    return cache.answering(person_id) == SAFETY_PLAN
+
+
+async def ensure_reply(update: Update, context: Context) -> None:
+    """The check held back for a safety-plan answer, sent after all (the text turned out
+    not to be kept quietly)."""
+    if not context.crisis_quiet or context.crisis is None:
+        return
+    context.crisis_quiet = False
+    message = update.effective_message
+    context.crisis_reply = await safety_check.send_check(update, context, context.crisis, message)
 
 
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:

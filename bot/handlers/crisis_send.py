@@ -15,6 +15,7 @@ from bot.context import Context
 from bot.core.callbacks import CrisisButton, WorksheetButton
 from bot.handlers.common import Button, current_person, say
 from bot.services.crisis import CrisisKind
+from bot.services.crisis_capture import SAFETY_PLAN
 from bot.services.crisis_reply import (
     compose_reply,
     grounding_steps,
@@ -26,7 +27,6 @@ from bot.services.places import english_name
 log = logging.getLogger(__name__)
 
 LOOKUP_BUDGET = 0.3  # seconds the reply may wait for a country not yet in memory
-SAFETY_PLAN = "safety_plan"
 # Short codes for the kind in callback data (64 bytes at most).
 KIND_CODES = {
     CrisisKind.DANGER: "d",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -18,8 +19,9 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 
 from bot.context import Context
-from bot.core.callbacks import DailyButton, JournalButton
+from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.core.hub import Hub
+from bot.handlers import crisis_keep
 from bot.handlers.common import (
     Button,
     command_person,
@@ -27,6 +29,7 @@ from bot.handlers.common import (
     delete_quietly,
     keyboard,
     pressed_message,
+    replace_or_say,
     say,
     strip_buttons,
 )
@@ -45,8 +48,13 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here)."""
+CountLine = Callable[[str], Awaitable[str | None]]
+
+
+def make_sender(bot: ExtBot[Any], tx: Tx, count_line: CountLine | None = None) -> Sender:
+    """How the dispatcher sends one prompt (a Telegram call: so it lives here).
+    `count_line`: the no-contact day for a person who asked for it in the check-in, added
+    at the end (never with neutral wording: there it waits for "Show")."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
@@ -58,9 +66,13 @@ def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
             markup = markups[cache_key] = keyboard(
                 prompt_buttons(tx, claim.local_date, show=claim.neutral)
             )
+        text = prompt_text(tx, claim.prompt.text, neutral=claim.neutral)
+        if claim.count_line and not claim.neutral and count_line is not None:
+            line = await count_line(claim.person_id)
+            text = f"{text}\n\n{line}" if line else text
         message = await bot.send_message(
             claim.chat_id,
-            prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
+            text,
             reply_markup=markup,
             disable_notification=claim.silent,
             # At most once: a timed-out prompt may have arrived, so it is not retried.
@@ -87,6 +99,7 @@ class DailyFeature:
         hub.command("skip", self.skip_command)
         hub.router.on_callback(DailyButton, self.on_button)
         hub.router.on_callback(JournalButton, self.on_journal_button)
+        hub.router.on_callback(UndoButton, self.on_undo)
         hub.router.on_idle_text(self.on_idle_text)
         hub.router.on_edit(self.on_edit)
         hub.on_schedule_changed(self.on_schedule_changed)
@@ -171,6 +184,10 @@ class DailyFeature:
             return
         tx = context.tx
         text = prompt_text(tx, prompt, neutral=True, shown=True)
+        if person.profile.nocontact_in_checkin:
+            # On screen now, opened by the person: the count may show.
+            line = await context.services.urges.checkin_line(person)
+            text = f"{text}\n\n{line}" if line else text
         with contextlib.suppress(BadRequest):  # already shown, or too old to edit
             await query.message.edit_text(text, reply_markup=keyboard(prompt_buttons(tx, day)))
 
@@ -238,22 +255,56 @@ class DailyFeature:
             reply_to = quoted.message_id
         if person.state and reply_to is None:
             return False  # a pending question gets free text, never the journal
+        words = context.services.content.words
+        if context.crisis is not None and words.crisis_only(text, _is_crisis(context)):
+            return False  # "help" alone is a call for help, not a journal entry
         # An explicit reply to a check-in is a journal entry even mid-worksheet.
         prompt_id = await context.services.journal.prompt_for(
             person, reply_to, only_replies=bool(person.state)
         )
         if prompt_id is None:
             return False
-        await context.services.journal.add(person, prompt_id, message.message_id, text)
+        if await crisis_keep.journal_reply(update, context, person, prompt_id, text):
+            return True  # a crisis word alone is not kept; longer text waits for their choice
+        entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)
         log.info("journal entry saved")
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.
             await delete_quietly(context, person.chat_id, [message.message_id])
+        undo_data = UndoButton(entry_id).encode()
         if context.crisis is None:
-            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same.
-            await say(context, person.chat_id, context.tx("journal.saved"), person=person)
+            undo = [(context.tx("journal.btn_undo"), undo_data)]
+            text = context.tx("journal.saved")
+            await say(context, person.chat_id, text, person=person, buttons=[undo])
+        else:
+            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same,
+            # and the reply gains a quiet way to take it back out.
+            undo = [(context.tx("journal.btn_undo_entry"), undo_data)]
+            await _add_row(context, person, context.crisis_reply, undo)
         return True
+
+    async def on_undo(self, update: Update, context: Context, data: UndoButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        removed = await context.services.journal.remove(person, data.value)
+        await context.services.people.save(person)
+        text = context.tx("journal.undone" if removed else "journal.undone_already")
+        pressed = pressed_message(update)
+        markup = pressed.reply_markup if pressed is not None else None
+        others = [
+            row
+            for row in (markup.inline_keyboard if markup is not None else ())
+            if not any(b.callback_data == data.encode() for b in row)
+        ]
+        if pressed is None or not others:
+            await replace_or_say(context, update, text, person=person)
+            return
+        # Pressed under a crisis reply: its lines and buttons stay, only Undo goes.
+        with contextlib.suppress(BadRequest):
+            await pressed.edit_reply_markup(reply_markup=InlineKeyboardMarkup(others))
+        await say(context, person.chat_id, text, person=person)
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -314,8 +365,26 @@ class DailyFeature:
         )
 
 
+def _is_crisis(context: Context) -> Callable[[str], bool]:
+    detector = context.services.content.detector
+    return lambda text: detector.detect(text) is not None
+
+
 def _prompts(context: Context) -> dict[str, str]:
     return {p.id: p.text for p in context.services.content.prompts}
+
+
+async def _add_row(
+    context: Context, person: Person, message: Message | None, row: list[Button]
+) -> None:
+    if message is None:
+        return
+    rows = list(message.reply_markup.inline_keyboard) if message.reply_markup else []
+    rows.append(tuple(keyboard([row]).inline_keyboard[0]))
+    with contextlib.suppress(BadRequest):  # the reply is gone: the entry stays, quietly
+        await context.bot.edit_message_reply_markup(
+            person.chat_id, message.message_id, reply_markup=InlineKeyboardMarkup(rows)
+        )
 
 
 async def _drop_buttons(update: Update) -> None:

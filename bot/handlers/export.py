@@ -11,6 +11,7 @@ from bot.context import Context
 from bot.core.callbacks import WorksheetButton
 from bot.handlers.common import keyboard, private_command_person, remember, say
 from bot.handlers.record_files import send_record_export
+from bot.handlers.tidy import export_buttons, export_caption, remove_later
 from bot.services import export
 from bot.services.people import Person
 from bot.views import Rows
@@ -30,7 +31,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         if not await send_record_export(context, person, pdf=pdf):
             await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
         return
-    buttons: Rows | None = None
+    buttons: Rows = []
     if pdf:
         # Laying out a long PDF takes a moment: off the event loop, so others are not kept waiting.
         data = await asyncio.to_thread(export.build_pdf, doc)
@@ -39,12 +40,14 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         data = export.build_markdown(doc).encode()
         name, caption = export.filename(day, "md"), tx("worksheets.export.caption")
         buttons = [[(tx("worksheets.export.btn_pdf"), WorksheetButton("pdf").encode())]]
+    buttons += export_buttons(context, person)
     sent = await context.bot.send_document(
         person.chat_id,
         InputFile(io.BytesIO(data), filename=name),
-        caption=caption,
-        reply_markup=keyboard(buttons) if buttons else None,
+        caption=export_caption(context, person, caption),
+        reply_markup=keyboard(buttons),
         protect_content=True,
     )
     await remember(context.services, person, sent)
     await send_record_export(context, person, pdf=pdf)
+    await remove_later(context, person, sent)

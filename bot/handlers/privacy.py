@@ -14,9 +14,11 @@ from bot.handlers.common import (
     command_person,
     current_person,
     delete_quietly,
+    pressed_message,
     replace_or_say,
     say,
 )
+from bot.handlers.tidy import remove_soon, remove_unrecorded_soon
 from bot.services.people import Person, UnreadableDataError
 from bot.views.privacy import forget_buttons
 
@@ -28,7 +30,7 @@ async def ask_to_forget(update: Update, context: Context, person: Person) -> Non
     await say(
         context,
         person.chat_id,
-        context.tx("forget.confirm"),
+        context.tx("forget.confirm") + "\n\n" + context.tx("discretion.forget_note"),
         person=person,
         buttons=forget_buttons(context.tx),
     )
@@ -48,7 +50,8 @@ async def clear(update: Update, context: Context) -> None:
     ids = await ledger.deletable(person.person_id)
     await delete_quietly(context, person.chat_id, ids)
     await ledger.forget(person.person_id, ids)
-    await say(context, person.chat_id, context.tx("clear.done"), person=person)
+    done = await say(context, person.chat_id, context.tx("clear.done"), person=person)
+    await remove_soon(context, person, done)
 
 
 async def on_button(update: Update, context: Context, data: ForgetButton) -> None:
@@ -74,6 +77,7 @@ async def on_button(update: Update, context: Context, data: ForgetButton) -> Non
     await people.forget(person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
     await replace_or_say(context, update, tx("forget.done"))
+    remove_unrecorded_soon(context, chat.id, pressed_message(update))
     if ids:
         try:
             await delete_quietly(context, chat.id, ids)

@@ -7,9 +7,11 @@ pool, no storage first), and like it, it leaves the conversation where it was:
 
 - [I need help now]  the emergency reply for the kind that was found
 - [I'm safe]         a short acknowledgement; no state changes, the person carries on
-- [Talk it through]  the grounding steps the emergency reply offers too
+- [Talk it through]  a choice: the grounding steps (which end, as after the emergency
+                     reply, with back / my safety plan / support lines) or the safety plan
 
-Neither the check nor its answers list commands or explain storage.
+Neither the check nor its answers list commands or explain storage. Each check is counted
+for the operator like the emergency replies: a day and a kind, never a person.
 """
 
 from __future__ import annotations
@@ -19,10 +21,10 @@ import logging
 from telegram import Message, Update
 
 from bot.context import Context
-from bot.core.callbacks import CheckButton
+from bot.core.callbacks import CheckButton, CrisisButton
 from bot.core.hub import Hub
 from bot.handlers.common import Button
-from bot.handlers.crisis_send import send_crisis_reply, send_grounding, send_urgent
+from bot.handlers.crisis_send import send_crisis_reply, send_urgent
 from bot.services.crisis import CrisisKind, CrisisMatch
 
 log = logging.getLogger(__name__)
@@ -48,7 +50,28 @@ async def send_check(
         trigger=trigger,
     )
     log.info("safety check sent kind=%s update=%s", match.kind.value, update.update_id)
+    if context.application.running:
+        context.application.create_task(count_check(context, match.kind), update=update)
     return sent
+
+
+async def count_check(context: Context, kind: CrisisKind) -> None:
+    # Operator statistics only, after the check is out: a day and a kind, nothing else.
+    try:
+        day = context.services.clock().date().isoformat()
+        await context.services.crisis_counter.count_check(day, kind.value)
+    except Exception as exc:
+        log.warning("safety check count not stored: %s", type(exc).__name__)
+
+
+def talk_buttons(context: Context) -> list[list[Button]]:
+    """Grounding (its last step offers the way back, the safety plan and the lines) or the
+    safety plan straight away: the crisis reply's own buttons, reused."""
+    tx = context.tx
+    return [
+        [(tx("safety_check.btn_ground"), CrisisButton("ground", "1").encode())],
+        [(tx("crisis_help.btn_plan"), CrisisButton("plan").encode())],
+    ]
 
 
 def _kind(value: str) -> CrisisKind:
@@ -66,7 +89,9 @@ async def on_button(update: Update, context: Context, data: CheckButton) -> None
     elif data.action == "ok":
         await send_urgent(update, context, context.tx("safety_check.safe_ack"))
     elif data.action == "talk":
-        await send_grounding(update, context, "1")
+        await send_urgent(
+            update, context, context.tx("safety_check.talk"), buttons=talk_buttons(context)
+        )
 
 
 def install(hub: Hub) -> None:

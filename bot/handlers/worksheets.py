@@ -14,9 +14,9 @@ from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
 
 from bot.context import Context
-from bot.core.callbacks import WorksheetButton
+from bot.core.callbacks import CrisisButton, WorksheetButton
 from bot.core.hub import Hub
-from bot.core.state import WORKSHEET_PREFIX, WorksheetState
+from bot.core.state import WORKSHEET_PREFIX, WorksheetState, worksheet_state
 from bot.handlers.common import (
     current_person,
     delete_and_forget,
@@ -28,9 +28,21 @@ from bot.handlers.common import (
     strip_buttons,
     tell,
 )
+from bot.handlers.crisis import ensure_reply
+from bot.handlers.crisis_keep import add_under_reply, keep_row
 from bot.handlers.export import export_command, send_export
+from bot.handlers.tidy import hide_row, remove_soon
+from bot.services.crisis_capture import SAFETY_PLAN, Capture, decide
 from bot.services.people import Person
-from bot.services.worksheet_flow import AddedToPrevious, Gone, Opening, Reopen, Saved
+from bot.services.worksheet_flow import (
+    AddedToPrevious,
+    Gone,
+    HeldBack,
+    NotKept,
+    Opening,
+    Reopen,
+    Saved,
+)
 from bot.services.worksheet_model import Worksheet
 from bot.views import worksheets as views
 
@@ -88,7 +100,9 @@ class WorksheetsFeature:
         await _leave_step(context, person)
         if position >= ws.question_count:
             await flow.finish(person, ws)
-            await tell(context, person, ws.closing, views.finished_buttons(tx, ws))
+            answered = await self._answered(context, person, ws)
+            buttons = views.finished_buttons(tx, ws, answered=answered)
+            await tell(context, person, ws.closing, buttons)
             return
         answer = await flow.answer(person, ws, position)
         view = views.question_view(tx, ws, position, answer.parts, lead=lead)
@@ -103,13 +117,24 @@ class WorksheetsFeature:
         tx = context.tx
         opening = await context.services.worksheets.opening(person, ws)
         if opening.kind is Opening.NEW:
-            await tell(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
+            await tell(
+                context,
+                person,
+                views.intro_view(ws, tx, discreet=person.profile.discreet),
+                views.intro_buttons(tx, ws),
+            )
         elif opening.kind is Opening.FINISHED:
             text = tx("worksheets.finished_already", title=ws.title)
-            await tell(context, person, text, views.finished_buttons(tx, ws, again=True))
+            answered = await self._answered(context, person, ws)
+            buttons = views.finished_buttons(tx, ws, again=True, answered=answered)
+            await tell(context, person, text, buttons)
         else:
             lead = tx("worksheets.resumed")
             await self.show_question(context, person, ws, opening.position, lead=lead)
+
+    async def _answered(self, context: Context, person: Person, ws: Worksheet) -> bool:
+        answers = await context.services.worksheets.answers(person, ws.id)
+        return any(answer.parts for answer in answers.values())
 
     async def _open_by_id(self, context: Context, person: Person, worksheet_id: str) -> None:
         worksheet = context.services.worksheets.get(worksheet_id)
@@ -117,6 +142,11 @@ class WorksheetsFeature:
             await self.show_list(context, person, lead=context.tx("worksheets.unknown"))
             return
         await self.open_worksheet(context, person, worksheet)
+
+    async def pause_step(self, context: Context, person: Person) -> None:
+        """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
+        await _leave_step(context, person)
+        await context.services.worksheets.pause(person)
 
     # --- commands ---------------------------------------------------------------------
 
@@ -147,8 +177,25 @@ class WorksheetsFeature:
         if message is None:
             return
         flow, tx = context.services.worksheets, context.tx
-        outcome = await flow.receive(person, message.message_id, text)
-        if isinstance(outcome, Gone):
+        capture = self._capture(context, person, text)
+        if capture is not Capture.KEEP_QUIETLY:
+            await ensure_reply(update, context)  # a held-back check goes out after all
+        outcome = await flow.receive(person, message.message_id, text, capture)
+        if not isinstance(outcome, Saved):
+            await ensure_reply(update, context)  # no "Saved" to carry the quiet line
+        if isinstance(outcome, HeldBack):
+            context.note_saved(update.update_id)
+            await delete_and_forget(context, person, outcome.delete)
+            rows = [
+                keep_row(context, message.message_id, journal=False),
+                views.continue_row(tx, outcome.worksheet, outcome.position),
+            ]
+            await add_under_reply(context, person, rows, tx("crisis_capture.choose"))
+        elif isinstance(outcome, NotKept):
+            await self._offer_continue(
+                context, person, outcome.worksheet, outcome.position, saved=False
+            )
+        elif isinstance(outcome, Gone):
             await self.show_list(context, person, lead=tx("worksheets.unknown"))
         elif isinstance(outcome, Reopen):
             await self.open_worksheet(context, person, outcome.worksheet)
@@ -161,18 +208,36 @@ class WorksheetsFeature:
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
             step = outcome.step
-            if context.crisis is not None:
-                await self._offer_continue(context, person, outcome)
+            quiet = capture is Capture.KEEP_QUIETLY
+            if context.crisis is not None and not quiet:
+                await self._offer_continue(
+                    context, person, outcome.worksheet, outcome.position, saved=True
+                )
             else:
-                saved_id = await self._acknowledge(context, person, outcome)
+                saved_id = await self._acknowledge(context, person, outcome, quiet=quiet)
                 step = replace(step, saved_message=saved_id)
             await flow.shown(person, outcome.worksheet, step)
 
-    async def _acknowledge(self, context: Context, person: Person, saved: Saved) -> int:
-        """Say "Saved." under the answer, or edit that same message; returns its id."""
+    def _capture(self, context: Context, person: Person, text: str) -> Capture:
+        """What crisis_capture decides for this answer; the safety plan's quiet line only
+        when the check really was held back for it."""
+        step = worksheet_state(person.state)
+        in_plan = step is not None and step.worksheet_id == SAFETY_PLAN and context.crisis_quiet
+        detector = context.services.content.detector
+        return decide(context.crisis, text, detector.covers, safety_plan=in_plan)
+
+    async def _acknowledge(
+        self, context: Context, person: Person, saved: Saved, *, quiet: bool = False
+    ) -> int:
+        """Say "Saved." under the answer, or edit that same message; returns its id.
+        `quiet`: a safety-plan answer that speaks of safety gets a line and the lines."""
         tx, step, count = context.tx, saved.step, saved.count
         text = tx("worksheets.saved") if count == 1 else tx("worksheets.saved_many", count=count)
         buttons = views.step_buttons(tx, saved.worksheet, saved.position, answered=True)
+        if quiet:
+            text = f"{text}\n\n{tx('crisis_capture.quiet_line')}"
+            lines = CrisisButton("more", "g").encode()
+            buttons = [*buttons, [(tx("crisis_capture.btn_lines"), lines)]]
         if step.saved_message:
             try:
                 await context.bot.edit_message_text(
@@ -184,21 +249,13 @@ class WorksheetsFeature:
                     return step.saved_message  # the same message delivered twice
         return (await tell(context, person, text, buttons)).message_id
 
-    async def _offer_continue(self, context: Context, person: Person, saved: Saved) -> None:
+    async def _offer_continue(
+        self, context: Context, person: Person, worksheet: Worksheet, position: int, *, saved: bool
+    ) -> None:
         """Add Continue and Pause under the crisis reply, keeping its own buttons."""
-        ours = views.continue_row(context.tx, saved.worksheet, saved.position)
-        reply = context.crisis_reply
-        if reply is not None:
-            rows = list(reply.reply_markup.inline_keyboard) if reply.reply_markup else []
-            rows.append(tuple(keyboard([ours]).inline_keyboard[0]))
-            try:
-                await context.bot.edit_message_reply_markup(
-                    person.chat_id, reply.message_id, reply_markup=InlineKeyboardMarkup(rows)
-                )
-                return
-            except BadRequest:
-                pass  # the reply is gone: offer the buttons on their own
-        await tell(context, person, context.tx("worksheets.saved_crisis"), [ours])
+        ours = views.continue_row(context.tx, worksheet, position)
+        key = "worksheets.saved_crisis" if saved else "crisis_capture.take_time"
+        await add_under_reply(context, person, [ours], context.tx(key))
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -253,7 +310,7 @@ class WorksheetsFeature:
             await self._step(context, person, worksheet, action, n, pressed)
         elif action == "cont":
             await _drop_our_buttons(pressed)
-            position = await flow.continue_after(person, worksheet, n)
+            position = await flow.continue_at(person, worksheet)
             if position is None:
                 await self.open_worksheet(context, person, worksheet)
             else:
@@ -274,6 +331,7 @@ class WorksheetsFeature:
             key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
             text = tx(key, title=worksheet.title)
             await replace_or_say(context, update, text, person=person)
+            await remove_soon(context, person, pressed)
         elif action == "delno":
             await replace_or_say(context, update, tx("worksheets.kept"), person=person)
 
@@ -340,5 +398,6 @@ class WorksheetsFeature:
         if not pages:
             await tell(context, person, tx("worksheets.review_empty"))
             return
-        buttons = views.review_buttons(tx, ws, pages, page)
+        # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
+        buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
         await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)

@@ -312,9 +312,12 @@ class CrisisDetector:
                     readings.append((corrected, starts, True))
         return readings
 
-    def _scan(self, sentences: list[str]) -> list[tuple[Category, int, bool, bool]]:
+    def _scan(
+        self, sentences: list[str], whole: list[bool] | None = None
+    ) -> list[tuple[Category, int, bool, bool]]:
         """(category, tier, told as past, said safe now) of every term not inside a
-        not_crisis span."""
+        not_crisis span. `whole` (if given) gets True when, in some reading, those terms
+        cover every word of the message."""
         found: list[tuple[Category, int, int]] = []  # category, tier, sentence
         past: set[int] = set()
         safe = False
@@ -334,6 +337,7 @@ class CrisisDetector:
                 offsets.append(position)
             shields: list[tuple[int, int]] = []
             hits: list[tuple[_Entry, int, int]] = []
+            covered: list[tuple[int, int]] = []
             spans: set[tuple[_Entry, int, int]] = set()
             for candidate, windows in candidates.items():
                 entry = self._entries[candidate]
@@ -363,7 +367,21 @@ class CrisisDetector:
                 # A match that needed a typo guess is a weak match: ask, don't alarm.
                 sentence = bisect.bisect_right(offsets, start) - 1
                 found.append((category, UNCERTAIN if guessed else tier, sentence))
+                if whole is not None:
+                    covered.append((start, end))
+            if whole is not None and covered and _covers(text, covered):
+                whole.append(True)
         return [(c, t, sentence in past, safe) for c, t, sentence in found]
+
+    def covers(self, text: str) -> bool:
+        """Whether crisis terms make up the whole message once normalised ("HEEELP!!!",
+        "au secours", "help me please"): nothing in it but the call itself. Slower than
+        `detect` (it is asked only after a match, off the crisis path)."""
+        sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+        whole: list[bool] = []
+        if sentences:
+            self._scan(sentences, whole)
+        return bool(whole)
 
     def detect(self, text: str) -> CrisisMatch | None:
         sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
@@ -385,6 +403,20 @@ class CrisisDetector:
             category=best.name,
             categories=frozenset(c.name for c, _ in kept),
         )
+
+
+def _covers(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the spans leave no word of `text` (" w1 w2 . w3 ") outside them; the
+    break between sentences is not a word."""
+    inside = bytearray(len(text))
+    for start, end in spans:
+        inside[start:end] = b"\x01" * (end - start)
+    position = 0
+    for word in text.split(" "):
+        if word and word != BREAK and not all(inside[position : position + len(word)]):
+            return False
+        position += len(word) + 1
+    return True
 
 
 def _lowered(category: Category, tier: int, *, past: bool, safe_now: bool) -> int:

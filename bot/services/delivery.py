@@ -209,6 +209,7 @@ class Claim:
     due_utc: int  # where next_due stood before the claim (put back on release)
     next_due_utc: int | None  # where the claim moved it
     next_due_date: str | None
+    count_line: bool = False  # the person wants their no-contact day in the check-in
 
 
 @dataclass
@@ -261,6 +262,7 @@ class Dispatcher:
         clock: Clock,
         sender: Sender,
         is_running: Callable[[], bool] = lambda: True,
+        in_cover: Callable[[str], bool] = lambda _: False,
         batch_size: int = BATCH_SIZE,
         concurrency: int = CONCURRENCY,
         grace: dt.timedelta = GRACE,
@@ -274,6 +276,8 @@ class Dispatcher:
         self._clock = clock
         self._sender = sender
         self._is_running = is_running
+        # Memory's word on the panic cover (it is entered before storage hears of it).
+        self._in_cover = in_cover
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._grace = grace
@@ -439,6 +443,10 @@ class Dispatcher:
             except ValueError:
                 day = local_date_of(due, schedule.timezone)
             nxt = following(schedule, due, day, now)
+        if profile.cover or self._in_cover(row.person_id):
+            # In cover nothing arrives unprompted: the day is skipped, not missed (a snoozed
+            # one stays as sent), and the next occurrence after the cover goes out as usual.
+            action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)
         plan = _Plan(row, action, existing, nxt, None, chat_id, profile.neutral_wording)
         plan.silent = profile.silent
         if action is Action.SEND:
@@ -557,8 +565,14 @@ class Dispatcher:
             return None
         if schedule_of(profile) is None or profile.skip_date == claim.local_date:
             return None
+        if profile.cover or self._in_cover(claim.person_id):
+            return None
         return dataclasses.replace(
-            claim, chat_id=chat_id, neutral=profile.neutral_wording, silent=profile.silent
+            claim,
+            chat_id=chat_id,
+            neutral=profile.neutral_wording,
+            silent=profile.silent,
+            count_line=profile.nocontact_in_checkin,
         )
 
     def _buffer_failed(self, claim: Claim) -> None:

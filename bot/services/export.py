@@ -71,6 +71,14 @@ class ExportEntry:
 
 
 @dataclass(frozen=True)
+class ExportPart:
+    """A feature's own section (the urge flow's hard moments, held messages, reasons)."""
+
+    title: str
+    entries: tuple[ExportEntry, ...]
+
+
+@dataclass(frozen=True)
 class ExportDocument:
     title: str
     subtitle: str
@@ -78,10 +86,11 @@ class ExportDocument:
     journal_title: str
     journal: tuple[ExportEntry, ...]
     replaced_note: str  # shown at the top of a PDF that shows some characters by name
+    parts: tuple[ExportPart, ...] = ()
 
     @property
     def is_empty(self) -> bool:
-        return not self.worksheets and not self.journal
+        return not self.worksheets and not self.journal and not self.parts
 
 
 def filename(day: date, extension: str) -> str:
@@ -201,6 +210,15 @@ def build_markdown(doc: ExportDocument) -> str:
             if entry.prompt:
                 out += ["", f"**{_one_line(entry.prompt)}**"]
             out += ["", *_quote(entry.text)]
+    for part in doc.parts:
+        out += ["", f"## {_one_line(part.title)}"]
+        for entry in part.entries:
+            if entry.when:
+                out += ["", f"### {entry.when}"]
+            if entry.prompt:
+                out += ["", f"**{_one_line(entry.prompt)}**"]
+            if entry.text:
+                out += ["", *_quote(entry.text)]
     return "\n".join(out) + "\n"
 
 
@@ -217,6 +235,10 @@ def _texts(doc: ExportDocument) -> list[str]:
                 found += [answer.question, answer.date, *answer.parts]
     for entry in doc.journal:
         found += [entry.when, entry.prompt or "", entry.text]
+    for part in doc.parts:
+        found.append(part.title)
+        for entry in part.entries:
+            found += [entry.when, entry.prompt or "", entry.text]
     return found
 
 
@@ -250,6 +272,17 @@ def pdf_lines(doc: ExportDocument, pdf: FPDF | None = None) -> list[PdfLine]:
             if entry.prompt:
                 layout.text(entry.prompt, "I")
             layout.text(entry.text, indent=INDENT)
+    for extra in doc.parts:
+        layout.blank()
+        layout.text(extra.title, "B", HEADING)
+        for entry in extra.entries:
+            layout.blank()
+            if entry.when:
+                layout.text(entry.when, "B")
+            if entry.prompt:
+                layout.text(entry.prompt, "I")
+            if entry.text:
+                layout.text(entry.text, indent=INDENT)
     rest = layout.lines
     layout.lines = body
     if layout.replaced:

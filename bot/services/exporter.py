@@ -3,7 +3,8 @@ person, opened in memory only. The file formats themselves are in bot/services/e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
 
 from bot.clock import Clock
@@ -14,6 +15,9 @@ from bot.services.worksheets import WorksheetService
 from bot.storage.journal import JournalStore
 from bot.texts import Tx
 
+# A feature with sections of its own in the export: what they hold for this person.
+PartSource = Callable[[Person, Tx], Awaitable[list[export.ExportPart]]]
+
 
 class Exporter:
     def __init__(
@@ -22,7 +26,10 @@ class Exporter:
         journal: JournalStore,
         prompts: Sequence[Prompt],
         clock: Clock,
+        *,
+        sources: Sequence[PartSource] = (),
     ) -> None:
+        self._sources = tuple(sources)
         self._worksheets = worksheets
         self._journal = journal
         self._prompts = {p.id: p.text for p in prompts}
@@ -32,4 +39,7 @@ class Exporter:
         """The document, and the person's local date (it names the file)."""
         now = self._clock()
         doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
+        parts = [part for source in self._sources for part in await source(person, tx)]
+        if parts:
+            doc = dataclasses.replace(doc, parts=tuple(parts))
         return doc, now.astimezone(export.zone_of(person)).date()

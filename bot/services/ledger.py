@@ -43,6 +43,15 @@ class MessageLedger:
             return await self._store.quoting_messages(person_id, quoting, since)
         return await self._store.recent_messages(person_id, since)
 
+    def pending(self, person_id: str) -> list[int]:
+        """Ids noted in memory and not yet written: no storage involved."""
+        return [e[1] for e in self._pending if e[0] == person_id]
+
+    async def stored(self, person_id: str) -> list[int]:
+        """Written ids still inside the delete window, without flushing first (a read only:
+        the panic wipe must not wait on a write)."""
+        return await self._store.recent_messages(person_id, self._window_start())
+
     async def forget(self, person_id: str, message_ids: Sequence[int]) -> None:
         """The messages are gone from the chat (or were asked to go): their ids go too."""
         await self._store.forget_messages(person_id, list(message_ids))
@@ -61,7 +70,7 @@ class MessageLedger:
             raise
 
     # PersonListener: a forgotten person's pending ids are never written.
-    def seen(self, person_id: str, country: str | None, silent: bool) -> None:
+    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None:
         return
 
     def forgotten(self, person_id: str) -> None:

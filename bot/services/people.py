@@ -44,6 +44,32 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # The /settings panel (or its question) on screen: edited in place, or replaced, never
+    # piled up (0: none).
+    settings_message: int = 0
+    # A check-in day whose journal entry was undone: free text that day is no longer
+    # taken for the journal (a Telegram reply still is).
+    journal_closed: str | None = None
+    # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
+    urge_offers: bool = True
+    urge_offered_on: str | None = None  # the local date it was last offered
+    nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
+    # Texts that triggered the crisis path inside an answer or a journal reply, held until
+    # the person says keep or don't keep (bot/services/crisis_capture.py owns the shape).
+    held: list[dict[str, Any]] = field(default_factory=list)
+    # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
+    # under the word key; never the word. `word_key` is set only after erase-on-panic, when
+    # the data key that derived it is gone.
+    panic_digest: str | None = None
+    return_digest: str | None = None
+    word_key: str | None = None
+    decoy_theme: str | None = None
+    panic_erases: bool = False
+    cover: bool = False
+    cover_sequence: int = 0
+    cover_replies: int = 0
+    cover_day: str | None = None
+    cover_language: str | None = None
     # The record's look-back offer (bot/services/record.py): on until turned off with one
     # tap; the local date it was last made (at most once a day).
     record_offers: bool = True
@@ -81,10 +107,11 @@ class Person:
 
 
 class PersonListener(Protocol):
-    """Told when a person is read or written (their crisis-relevant settings) and when they
-    are forgotten: the crisis cache and the message ledger keep nothing of them then."""
+    """Told when a person is read or written (their crisis-relevant settings and their
+    state: what typed text answers) and when they are forgotten: the crisis cache and the
+    message ledger keep nothing of them then."""
 
-    def seen(self, person_id: str, country: str | None, silent: bool) -> None: ...
+    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None: ...
 
     def forgotten(self, person_id: str) -> None: ...
 
@@ -171,7 +198,7 @@ class PeopleService:
                 anchored,
             )
             raise RolledBackError(row.person_id)
-        self._cache_prefs(row.person_id, profile)
+        self._cache_prefs(row.person_id, profile, row.state)
         return Person(
             person_id=row.person_id,
             chat_id=chat_id,
@@ -217,7 +244,7 @@ class PeopleService:
             state,
             self._now(),
         )
-        self._cache_prefs(person_id, profile)
+        self._cache_prefs(person_id, profile, state)
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
@@ -233,16 +260,17 @@ class PeopleService:
             state=person.state,
             active=person.active,
         )
-        self._cache_prefs(person.person_id, person.profile)
+        self._cache_prefs(person.person_id, person.profile, person.state)
         await self.keys.anchor_version(person.person_id, person.profile.revision)
 
-    def _cache_prefs(self, person_id: str, profile: Profile) -> None:
+    def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
         for listener in self._listeners:
-            listener.seen(person_id, profile.country, profile.silent)
+            listener.seen(person_id, profile.country, profile.silent, state)
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state
         await self.store.update(person.person_id, now=self._now(), state=state)
+        self._cache_prefs(person.person_id, person.profile, state)
 
     async def set_active(self, person_id: str, active: bool) -> None:
         await self.store.update(person_id, now=self._now(), active=active)

@@ -17,8 +17,13 @@ How answering works, as a person sees it:
   deletes its messages from the chat.
 - Editing a message that is part of an answer updates the stored part silently: Telegram
   already marks the message as edited, and a reply would only add noise to the chat.
-- A crisis word inside an answer: the answer is saved, no next question is sent, and the
-  crisis reply gains "Continue the worksheet" (goes on to the next question) and "Pause".
+- A crisis match inside an answer (either tier; bot/services/crisis_capture.py decides):
+  a message that is only a crisis word ("help") is not stored at all; longer text is held
+  sealed (in the person's sealed profile) and kept as part of the answer only when they
+  press [Keep as my answer]; a tier-2 answer in the safety plan is saved with a quiet line.
+  No next question is sent: the crisis reply or the check gains "Continue the worksheet",
+  which returns to the question they were on (never the next one: nothing moved on while
+  they were in crisis), and "Pause".
 - Discreet mode: once a part is saved, the person's message and the question are deleted;
   only "Saved." stays, and it goes at the next step. A button that moves on deletes the
   message it was pressed on (intro, question, review page). Without discreet mode, that
@@ -34,6 +39,7 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from bot.core.state import WorksheetState, worksheet_state
+from bot.services.crisis_capture import Capture, Held, hold
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.worksheet_model import Worksheet
@@ -87,7 +93,24 @@ class Saved:
     delete: tuple[int, ...]  # discreet mode: their message and the question leave
 
 
-Received = Gone | Reopen | AddedToPrevious | Saved
+@dataclass(frozen=True)
+class HeldBack:
+    """Crisis text inside an answer: held sealed until the person says keep or don't keep."""
+
+    worksheet: Worksheet
+    position: int  # the question it would belong to (0-based)
+    delete: tuple[int, ...]  # discreet mode: their message leaves the chat (it is sealed)
+
+
+@dataclass(frozen=True)
+class NotKept:
+    """Only a crisis word ("help"): a call, not an answer, so nothing is stored."""
+
+    worksheet: Worksheet
+    position: int
+
+
+Received = Gone | Reopen | AddedToPrevious | Saved | HeldBack | NotKept
 
 
 class WorksheetFlow:
@@ -144,18 +167,27 @@ class WorksheetFlow:
     async def go_to(self, person: Person, worksheet: Worksheet, position: int) -> None:
         await self._data.move(person, worksheet, position)
 
-    async def continue_after(
-        self, person: Person, worksheet: Worksheet, position: int
-    ) -> int | None:
-        """Where "Continue" under a crisis reply goes: the next question if `position` is
-        still the current one, else where they are now; None if not in progress."""
+    async def continue_at(self, person: Person, worksheet: Worksheet) -> int | None:
+        """Where "Continue" under a crisis reply goes: back to the question the person is
+        on, never the next one (they may not have finished it, and skipping a question
+        because they asked for help would lose their place); None if not in progress."""
         row = await self._data.progress(person, worksheet)
-        if row is None or row.finished:
+        if row is None or row.finished or row.position >= worksheet.question_count:
             return None
-        if row.position != position:
-            return row.position
-        await self._data.move(person, worksheet, position + 1)
-        return position + 1
+        return row.position
+
+    async def keep_held(self, person: Person, held: Held) -> Worksheet | None:
+        """[Keep as my answer]: the held text joins the answer it was written for (its own
+        message id keeps the parts in the order they were typed); None if that worksheet
+        or question left the content meanwhile."""
+        worksheet = self._data.get(held.worksheet_id)
+        if worksheet is None:
+            return None
+        question = next((q for q in worksheet.questions if q.id == held.question_id), None)
+        if question is None:
+            return None
+        await self._data.save_part(person, worksheet, question, held.message_id, held.text)
+        return worksheet
 
     async def again(self, person: Person, worksheet: Worksheet) -> bool:
         """Start a finished worksheet over (answers kept); False if it is not finished."""
@@ -209,9 +241,12 @@ class WorksheetFlow:
 
     # --- typed answers --------------------------------------------------------------
 
-    async def receive(self, person: Person, message_id: int, text: str) -> Received:
-        """A message typed while a worksheet question waits. Stored before anything is sent
-        back: once the person sees a reply, it is on disk."""
+    async def receive(
+        self, person: Person, message_id: int, text: str, capture: Capture = Capture.KEEP
+    ) -> Received:
+        """A message typed while a worksheet question waits. Stored (or held) before
+        anything is sent back: once the person sees a reply, it is on disk. `capture` is
+        what bot/services/crisis_capture.py decided for a message with a crisis match."""
         step = worksheet_state(person.state)
         worksheet = self._data.get(step.worksheet_id) if step is not None else None
         if step is None or worksheet is None:
@@ -225,16 +260,25 @@ class WorksheetFlow:
             await self._people.set_state(person, "")
             return Reopen(worksheet)
         discreet = person.profile.discreet
-        if (
+        before = (
             step.question_message
             and message_id < step.question_message
             and 0 <= step.previous < worksheet.question_count
-        ):
+        )
+        if capture in (Capture.ASK, Capture.DISCARD):
+            position = step.previous if before else row.position
+            if capture is Capture.DISCARD:
+                return NotKept(worksheet, position)
+            question = worksheet.questions[position]
+            hold(person.profile, Held(message_id, text, worksheet.id, question.id))
+            await self._people.save(person)
+            return HeldBack(worksheet, position, (message_id,) if discreet else ())
+        if before:
             # Typed while the previous question was still the one on screen (before this
             # one arrived): it is part of that answer, not this one.
             question = worksheet.questions[step.previous]
             await self._data.save_part(person, worksheet, question, message_id, text)
-            gone = (message_id,) if discreet else ()
+            gone = (message_id,) if discreet or question.sensitive else ()
             return AddedToPrevious(worksheet, step.previous + 1, gone)
         question = worksheet.questions[row.position]
         count = await self._data.save_part(person, worksheet, question, message_id, text)
@@ -242,6 +286,8 @@ class WorksheetFlow:
         if discreet:
             delete = tuple(i for i in (message_id, step.question_message) if i)
             step = replace(step, question_message=0)
+        elif question.sensitive:
+            delete = (message_id,)  # a detail that must not lie in the chat, in any mode
         return Saved(worksheet, row.position, count, step, delete)
 
     # --- clearing and deleting ------------------------------------------------------

@@ -38,7 +38,10 @@ MESSAGE_HEADROOM = 100
 _TOP_REQUIRED = ("id", "title", "summary", "intro", "before_you_start", "sections", "closing")
 _SECTION_REQUIRED = ("title", "framing", "questions")
 _QUESTION_REQUIRED = ("id", "text")
-_QUESTION_OPTIONAL = ("hint",)
+# `sensitive: true`: an answer that would endanger the person if someone read the chat (a
+# code word, where a bag is hidden): the question suggests keeping the detail elsewhere, and
+# the answer leaves the chat once saved, discreet mode or not.
+_QUESTION_OPTIONAL = ("hint", "sensitive")
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class Question:
     id: str
     text: str
     hint: str | None
+    sensitive: bool = False
 
 
 @dataclass(frozen=True)
@@ -273,6 +277,10 @@ def _check_questions(
 
         text = _text(question, "text", question_path, problems, limit=QUESTION_TEXT_LIMIT)
         hint = _text(question, "hint", question_path, problems, limit=HINT_LIMIT)
+        if "sensitive" in question and not isinstance(question["sensitive"], bool):
+            problems.append(
+                Problem((*question_path, "sensitive"), "must be true or false (unquoted)")
+            )
         if question_index == 0:
             # The flow sends the hint with its question, so it counts towards the message.
             first_parts = [text] if "hint" not in question else [text, hint]
@@ -414,6 +422,7 @@ def _parse_question(raw: object, path: Path) -> Question:
         id=_as_text(question.get("id"), (*path, "id")),
         text=_as_text(question.get("text"), (*path, "text")),
         hint=None if hint is None else _as_text(hint, (*path, "hint")),
+        sensitive=question.get("sensitive") is True,
     )
 
 

@@ -147,6 +147,78 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX record_files_entry ON record_files (entry_id, created_at);
         """,
     ),
+    (
+        5,
+        """
+        -- Riding the wave (issue 15). Every field a person chose or typed is sealed; what
+        -- shows is row ids, instants and the due instants the scheduler needs.
+        -- One row per hard moment: strength, trigger (and typed words), the check-back's
+        -- answer, all in one sealed JSON (slot urge:<urge_id>).
+        CREATE TABLE urges (
+            urge_id TEXT PRIMARY KEY,             -- random, part of the sealing slot
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            at INTEGER NOT NULL,                  -- when the flow began, unix seconds
+            data_enc BLOB NOT NULL,
+            follow_up_due INTEGER,                -- the check-back, unix seconds; NULL: none due
+            updated_at INTEGER NOT NULL
+        );
+        CREATE INDEX urges_person ON urges (person_id, at);
+        CREATE INDEX urges_follow_up_due ON urges (follow_up_due)
+            WHERE follow_up_due IS NOT NULL;
+
+        -- "Write the message you want to send, and I'll hold it": never sent anywhere.
+        CREATE TABLE urge_drafts (
+            draft_id TEXT PRIMARY KEY,            -- random, part of the sealing slot
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            text_enc BLOB NOT NULL,
+            created_at INTEGER NOT NULL,
+            offer_due INTEGER                     -- when to offer it back; NULL once offered
+        );
+        CREATE INDEX urge_drafts_person ON urge_drafts (person_id, created_at);
+        CREATE INDEX urge_drafts_offer_due ON urge_drafts (offer_due)
+            WHERE offer_due IS NOT NULL;
+
+        -- Small per-person documents, each one sealed JSON or text: "reasons" (My
+        -- reasons), "no_contact" (the dated marks of the count).
+        CREATE TABLE urge_notes (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            kind TEXT NOT NULL,
+            data_enc BLOB NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, kind)
+        );
+
+        -- The optional 1-5 tap in the daily check-in, by the person's local date.
+        CREATE TABLE moods (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            local_date TEXT NOT NULL,
+            rating_enc BLOB NOT NULL,
+            updated_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, local_date)
+        );
+        """,
+    ),
+    (
+        6,
+        """
+        -- Who set a panic word (person ids only, nothing about the word): read at start-up
+        -- to fill the in-memory check, so the check on each message never waits on storage.
+        -- The digests themselves are in the sealed profile (docs/discretion.md).
+        CREATE TABLE panic_words (
+            person_id TEXT PRIMARY KEY REFERENCES people (person_id) ON DELETE CASCADE
+        );
+
+        -- Messages that remove themselves (an export in discreet mode): due time, swept by
+        -- a repeating job, so a restart does not leave them lying.
+        CREATE TABLE self_removals (
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            message_id INTEGER NOT NULL,
+            due_at INTEGER NOT NULL,
+            PRIMARY KEY (person_id, message_id)
+        );
+        CREATE INDEX self_removals_due ON self_removals (due_at);
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

@@ -11,6 +11,7 @@ from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
 from bot.services.journal import Entry, Page
 from bot.texts import Tx
 from bot.views import Button, Rows
+from bot.views.urge import checkin_rows
 
 PROMPT_PREVIEW = 90  # characters of the prompt shown above each journal entry
 
@@ -37,6 +38,8 @@ def prompt_buttons(tx: Tx, local_date: str, *, show: bool = False) -> Rows:
         *rows,
         [button("daily.btn_snooze", "snooze")],
         [button("daily.btn_skip", "skip"), button("daily.btn_pause", "pause", "")],
+        # The day's 1-5 mood (optional) and "A hard moment" (issue 15).
+        *checkin_rows(tx, local_date),
     ]
 
 
@@ -92,9 +95,11 @@ def journal_page(
         if not daily_on:
             text += "\n\n" + tx("journal.empty_daily_off")
         return text, [[close]]
-    heading = tx(
-        "journal.heading", first=offset + 1, last=offset + len(page.entries), total=page.total
-    )
+    pages = -(-page.total // size)
+    if pages <= 1:
+        heading = tx("journal.heading_one")
+    else:
+        heading = tx("journal.heading", page=offset // size + 1, pages=pages)
     text = render_page(heading, page.entries, prompts, zone, now)
     row: list[Button] = []
     if offset + size < page.total:

@@ -43,9 +43,16 @@ def status_label(tx: Tx, worksheet: Worksheet, row: ProgressRow | None) -> str:
     )
 
 
-def intro_view(worksheet: Worksheet) -> Rich:
+def intro_view(worksheet: Worksheet, tx: Tx | None = None, *, discreet: bool = False) -> Rich:
+    """With `tx`: a line on what happens to the answers in the chat in the person's mode."""
     rich = Rich().add(worksheet.title, "bold").add("\n\n")
-    return rich.add(worksheet.intro).add("\n\n").add(worksheet.before_you_start)
+    rich.add(worksheet.intro).add("\n\n").add(worksheet.before_you_start)
+    if tx is not None:
+        key = "discretion.intro_discreet" if discreet else "discretion.intro_normal"
+        rich.add("\n\n").add(tx(key))
+        if not discreet and any(q.sensitive for q in worksheet.questions):
+            rich.add(" ").add(tx("discretion.intro_sensitive"))
+    return rich
 
 
 def question_view(
@@ -64,6 +71,12 @@ def question_view(
     rich.add(question.text, "bold")
     if question.hint:
         rich.add("\n").add(question.hint, "italic")
+    if question.sensitive:
+        rich.add("\n\n").add(tx("discretion.sensitive_hint"))
+        if parts:
+            # Never quoted back: the point is that the detail does not lie in the chat.
+            rich.add("\n\n").add(tx("discretion.sensitive_saved"), "italic")
+        return rich
     if parts:
         rich.add("\n\n").add(tx("worksheets.your_answer")).add("\n")
         whole = "\n\n".join(parts)
@@ -147,7 +160,13 @@ def step_buttons(
     return rows
 
 
-def finished_buttons(tx: Tx, worksheet: Worksheet, *, again: bool = False) -> Rows:
+def finished_buttons(
+    tx: Tx, worksheet: Worksheet, *, again: bool = False, answered: bool = True
+) -> Rows:
+    """`answered`: some answer is stored; without one there is nothing to review, export
+    or delete, so the only way on is to go through it again."""
+    if not answered:
+        return [[(tx("worksheets.btn_again"), _ws("again", worksheet))]]
     rows: Rows = [
         [(tx("worksheets.btn_review"), _ws("rev", worksheet, 0))],
         [(tx("worksheets.btn_export"), _ws("exp"))],

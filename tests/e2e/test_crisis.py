@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+import pytest
+
+from bot.emulator import SentMessage
 from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.test_worksheets import begin, has_button, labels, saved_answers, sheet
+from tests.e2e.test_daily import entries, prompt_arrives
+from tests.e2e.test_worksheets import (
+    answer,
+    begin,
+    has_button,
+    labels,
+    person_of,
+    saved_answers,
+    sheet,
+)
 
 CHECK = "Are you safe right now?"
 
@@ -168,7 +182,7 @@ async def test_silent_setting_is_respected(bot: BotUnderTest) -> None:
     await bot.onboard()
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
-    await bot.press(menu, "Silent")
+    await bot.press(menu, "Make check-ins silent")
     await bot.settle()
     await bot.send("he is outside")
     reply = await bot.next(containing="999")
@@ -369,7 +383,13 @@ async def test_tier_two_help_now_gives_the_emergency_reply_for_the_kind(bot: Bot
     reply = await bot.next(containing="112")
     assert "emergency" in (reply.text or "").lower()
     await bot.press(check, "Talk it through")
+    offer = await bot.next(containing="What would help right now?")
+    assert labels(offer) == ["A short grounding exercise", "My safety plan"]
+    await bot.press(offer, "grounding")
     await bot.next(containing="feet on the floor")
+    await bot.press(offer, "My safety plan")
+    plan = await bot.next(containing="safety plan")
+    assert ("Your safety plan", "ws:open:safety_plan") in buttons_of(plan)
 
 
 async def test_a_forged_safety_check_button_still_gives_help(bot: BotUnderTest) -> None:
@@ -380,7 +400,7 @@ async def test_a_forged_safety_check_button_still_gives_help(bot: BotUnderTest) 
     await bot.next(containing="999")
 
 
-async def test_tier_one_inside_a_worksheet_keeps_the_answer_and_the_question(
+async def test_tier_one_inside_a_worksheet_asks_before_keeping_and_stays_on_the_question(
     bot: BotUnderTest,
 ) -> None:
     await bot.onboard()
@@ -389,9 +409,21 @@ async def test_tier_one_inside_a_worksheet_keeps_the_answer_and_the_question(
     await bot.send(words)
     reply = await bot.next(predicate=has_button("Continue the worksheet"))
     assert "999" in (reply.text or "")
+    assert labels(reply)[-4:] == [
+        "Keep as my answer",
+        "Don't keep",
+        "Continue the worksheet",
+        "Pause",
+    ]
+    await bot.settle()
+    assert await saved_answers(bot) == {}  # held until they say so
+    await bot.restart()  # held sealed in storage: nothing lost
+    await bot.press(reply, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
     assert await saved_answers(bot) == {sheet(bot).questions[0].id: (words,)}
     await bot.press(reply, "Continue the worksheet")
-    await bot.next(containing="Question 2 of")
+    again = await bot.next(containing="Question 1 of")  # the same question, never the next
+    assert words in (again.text or "")  # with what is saved quoted
 
 
 async def test_tier_two_inside_a_worksheet_asks_and_leaves_the_person_there(
@@ -408,5 +440,221 @@ async def test_tier_two_inside_a_worksheet_asks_and_leaves_the_person_there(
     await bot.next(containing="glad you're safe")
     await bot.settle()
     assert not [m for m in bot.unread() if "Question" in (m.text or "")]  # nothing moved on
+    await bot.press(check, "Don't keep")
+    await bot.next(containing="Not kept")
+    assert await saved_answers(bot) == {}
     await bot.press(check, "Continue the worksheet")
-    await bot.next(containing="Question 2 of")
+    await bot.next(containing="Question 1 of")
+
+
+# --- both tiers where the conversation is (issue 8, the wiring) ----------------------------
+
+TIER_TEXT = {1: "he choked me last night", 2: "honestly I can't cope with any of this"}
+
+
+def is_reply(tier: int) -> Callable[[SentMessage], bool]:
+    """The emergency reply (tier 1) or the safety check (tier 2)."""
+    if tier == 1:
+        return lambda m: "emergency" in (m.text or "").lower() and CHECK not in (m.text or "")
+    return lambda m: CHECK in (m.text or "")
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+async def test_both_tiers_mid_onboarding_keep_the_setup_step(bot: BotUnderTest, tier: int) -> None:
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send(TIER_TEXT[tier])
+    reply = await bot.next(predicate=is_reply(tier))
+    assert "/" not in (reply.text or "").split("\n")[0]  # no command menu, no storage talk
+    await bot.settle()
+    assert bot.unread() == []  # the country question is not re-asked or complained about
+    await bot.send("Ireland")
+    await bot.next(containing="Ireland")
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+async def test_both_tiers_in_a_settings_step_keep_the_step(bot: BotUnderTest, tier: int) -> None:
+    await bot.onboard()
+    await bot.send("/settings")
+    menu = await bot.next(containing="Your settings")
+    await bot.press(menu, "Time zone")
+    await bot.next(containing="time zone")
+    await bot.send(TIER_TEXT[tier])
+    await bot.next(predicate=is_reply(tier))
+    await bot.settle()
+    assert bot.unread() == []  # not taken as a time zone, not asked again
+    await bot.send("Europe/Dublin")
+    await bot.next(containing="Europe/Dublin")
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+async def test_both_tiers_with_check_ins_paused(bot: BotUnderTest, tier: int) -> None:
+    await bot.onboard()
+    await bot.send("/pause")
+    await bot.next(containing="paused")
+    await bot.send(TIER_TEXT[tier])
+    await bot.next(predicate=is_reply(tier))
+    await bot.settle()
+    assert bot.unread() == []  # no "send /worksheets" under it
+    person = await person_of(bot)
+    assert person.profile.paused and person.profile.held == []  # nothing to keep: not a reply
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+async def test_both_tiers_in_a_worksheet_hold_the_answer_and_stay(
+    bot: BotUnderTest, tier: int
+) -> None:
+    await bot.onboard()
+    await begin(bot)
+    await bot.send(TIER_TEXT[tier])
+    reply = await bot.next(predicate=is_reply(tier))
+    await bot.settle()
+    reply = await bot.find(reply.text or "")  # with the buttons added since
+    assert labels(reply)[-4:] == [
+        "Keep as my answer",
+        "Don't keep",
+        "Continue the worksheet",
+        "Pause",
+    ]
+    assert await saved_answers(bot) == {}
+    await bot.press(reply, "Continue the worksheet")
+    await bot.next(containing="Question 1 of")  # the question they were on
+
+
+@pytest.mark.parametrize("tier", [1, 2])
+async def test_both_tiers_in_the_journal_window_ask_before_keeping(
+    bot: BotUnderTest, tier: int
+) -> None:
+    prompt = await prompt_arrives(bot)
+    await bot.send(TIER_TEXT[tier])  # typed after the check-in, not a Telegram reply
+    reply = await bot.next(predicate=is_reply(tier))
+    await bot.settle()
+    reply = await bot.find(reply.text or "")
+    assert labels(reply)[-2:] == ["Keep in my journal", "Don't keep"]
+    keep = dict(buttons_of(reply))["Keep in my journal"]
+    assert await entries(bot) == []
+    await bot.restart()  # held sealed in storage: the choice still works
+    await bot.press(reply, "Don't keep")
+    await bot.next(containing="Not kept")
+    assert "Keep in my journal" not in labels(reply)  # the choice leaves the reply
+    await bot.press(reply, data=keep)  # an old copy of the button
+    await bot.next(containing="already been taken care of")
+    assert await entries(bot) == []
+    await bot.send("a quieter evening", reply_to_message_id=prompt.message_id)
+    await bot.next(containing="Saved to your journal")
+    assert await entries(bot) == ["a quieter evening"]
+
+
+async def test_only_a_crisis_word_is_never_stored_reviewed_or_exported(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await begin(bot)
+    for word in ("au secours", "HEEELP!!!"):
+        await bot.send(word)
+        reply = await bot.next(predicate=has_button("Continue the worksheet"))
+        assert "Keep as my answer" not in labels(reply)  # nothing to keep: a call, not an answer
+    await bot.press(reply, "Continue the worksheet")
+    await bot.next(containing="Question 1 of")
+    saved = await answer(bot, "my own words")
+    assert await saved_answers(bot) == {sheet(bot).questions[0].id: ("my own words",)}
+    await bot.press(saved, "Pause")
+    await bot.next(containing="Paused")
+    assert (await person_of(bot)).profile.held == []
+    await bot.send("/export")
+    doc = await bot.next(predicate=lambda m: m.document is not None)
+    assert doc.document is not None
+    exported = doc.document.data.decode()
+    assert "my own words" in exported
+    assert "secours" not in exported and "HEEELP" not in exported
+
+
+async def test_only_a_crisis_word_in_the_journal_window_is_not_journalled(
+    bot: BotUnderTest,
+) -> None:
+    prompt = await prompt_arrives(bot)
+    await bot.send("ayuda", reply_to_message_id=prompt.message_id)
+    reply = await bot.next(containing="999")
+    await bot.settle()
+    assert "Keep in my journal" not in labels(await bot.find(reply.text or ""))
+    assert await entries(bot) == []
+    await bot.send("/journal")
+    page = await bot.next(containing="journal")
+    assert "ayuda" not in (page.text or "")
+
+
+async def test_keep_and_dont_keep_each_file_their_own_text(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await begin(bot)
+    await answer(bot, "first")
+    kept, dropped = "he hit me and I want it written down", "he said he would kill me"
+    await bot.send(kept)
+    first = await bot.next(predicate=has_button("Keep as my answer"))
+    await bot.send(dropped)
+    second = await bot.next(predicate=has_button("Keep as my answer"))
+    await bot.press(second, "Don't keep")
+    await bot.next(containing="Not kept")
+    await bot.press(first, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
+    assert await saved_answers(bot) == {sheet(bot).questions[0].id: ("first", kept)}
+    assert (await person_of(bot)).profile.held == []
+    await bot.press(first, "Continue the worksheet")
+    shown = await bot.next(containing="Question 1 of")
+    assert kept in (shown.text or "") and dropped not in (shown.text or "")
+
+
+async def test_an_edited_held_text_is_kept_as_edited(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await begin(bot)
+    message_id = await bot.send("he hit me again yesterday")
+    reply = await bot.next(predicate=has_button("Keep as my answer"))
+    await bot.settle()
+    await bot.edit(message_id, "he hit me again yesterday, and I left")
+    await bot.next(predicate=is_reply(1))  # an edit is read for crisis words too
+    await bot.settle()
+    await bot.press(reply, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
+    first = sheet(bot).questions[0].id
+    assert await saved_answers(bot) == {first: ("he hit me again yesterday, and I left",)}
+
+
+async def test_safety_plan_answers_get_a_quiet_line_not_the_check(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await begin(bot, "safety_plan")
+    await bot.send("my sister could help if things feel unsafe")  # not a crisis: plain Saved
+    plain = await bot.next(containing="Saved")
+    assert "support lines" not in (plain.text or "")
+    await bot.send("I'm scared of him, so I'd go to Anna's")  # tier 2: quiet
+    quiet = await bot.find("support lines are one tap away")  # "Saved." edited in place
+    assert "Saved (2 messages)" in (quiet.text or "")
+    assert "Support lines" in labels(quiet) and "Next" in labels(quiet)
+    await bot.settle()
+    assert not [m for m in bot.emu.messages_to(USER) if CHECK in (m.text or "")]
+    first = sheet(bot, "safety_plan").questions[0].id
+    assert len((await saved_answers(bot, "safety_plan"))[first]) == 2  # kept, no question
+    await bot.press(quiet, "Support lines")
+    await bot.next(containing="Domestic abuse support")
+    await bot.send("if he finds me he'll kill me")  # tier 1 still interrupts
+    reply = await bot.next(predicate=has_button("Keep as my answer"))
+    assert "emergency" in (reply.text or "").lower()
+
+
+async def test_a_safety_plan_answer_after_pausing_gets_the_check(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    question = await begin(bot, "safety_plan")
+    await bot.press(question, "Pause")
+    await bot.next(containing="Paused")
+    await bot.send("I'm scared of him")
+    await bot.next(containing=CHECK)  # no longer answering the plan: the check as usual
+
+
+async def test_safety_checks_are_counted_for_the_operator(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("I'm not ok 😭😭😭")
+    await bot.next(containing=CHECK)
+    await bot.send("help")
+    await bot.next(containing="999")
+    await bot.settle()
+    day = bot.clock().date().isoformat()
+    counts = await bot.services.people.store.crisis_counts(day)
+    assert (day, "check:general", 1) in counts and (day, "general", 1) in counts

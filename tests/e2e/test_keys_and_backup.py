@@ -118,12 +118,17 @@ async def test_stats_show_crisis_counts_and_nothing_personal(
     await bot.next(containing="999")
     await bot.send("he is outside")
     await bot.next(containing="999")
+    await bot.send("I'm not ok")
+    await bot.next(containing="Are you safe right now?")
     await bot.settle()
     assert bot.settings.master_key is not None
     result = run_cli(env_for(bot, bot.settings.master_key), "stats", "--days", "3650", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "people: 1" in result.stdout
     assert "general" in result.stdout and "danger" in result.stdout
+    replies, checks = result.stdout.split("safety checks since")
+    assert "danger" in replies
+    assert "general" in checks.split("\n", 1)[1] and "check:" not in result.stdout
     assert "outside" not in result.stdout and str(USER) not in result.stdout
 
 

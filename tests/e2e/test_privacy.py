@@ -46,9 +46,11 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.next(PERSON, containing="112")
     await bot.send(f"just a note {CANARY}", user=PERSON)
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
+    await ride_a_wave(bot)
     await answer_a_worksheet(bot)
     await write_a_record_entry(bot)
     await reply_to_a_check_in(bot)
+    await set_a_panic_word(bot)
     await bot.settle()
 
 
@@ -74,6 +76,20 @@ async def write_a_record_entry(bot: BotUnderTest) -> None:
     assert exported.document is not None and CANARY.encode() in exported.document.data
 
 
+async def set_a_panic_word(bot: BotUnderTest) -> None:
+    """The canary as a panic word (and a return word): only keyed hashes may be stored."""
+    await bot.send("/settings", user=PERSON)
+    menu = await bot.next(PERSON, predicate=lambda m: "dsc:menu" in str(m.reply_markup))
+    await bot.press(menu, data="dsc:panic", user=PERSON)
+    await bot.settle()
+    await bot.send(CANARY, user=PERSON)
+    shown = await bot.next(PERSON, containing="panic word is set")
+    await bot.press(shown, data="dsc:return", user=PERSON)
+    await bot.settle()
+    await bot.send(f"{CANARY}x", user=PERSON)
+    await bot.next(PERSON, containing="return word is set")
+
+
 async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     """A journal entry by Telegram reply, then edited."""
     bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # 07:30 in Lisbon
@@ -85,6 +101,33 @@ async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     reply = await bot.send(f"journal {CANARY}", user=PERSON, reply_to_message_id=prompt.message_id)
     await bot.next(PERSON, containing="Saved to your journal")
     await bot.edit(reply, f"journal, edited {CANARY}", user=PERSON)
+
+
+async def ride_a_wave(bot: BotUnderTest) -> None:
+    """The urge flow's typed words: a trigger, a held draft, My reasons; and a mood tap."""
+    await bot.send("/urge", user=PERSON)
+    ask = await bot.next(PERSON, containing="How strong is the pull")
+    await bot.press(ask, "7", user=PERSON)
+    trigger = await bot.next(PERSON, containing="What set it off")
+    await bot.press(trigger, "Something else", user=PERSON)
+    await bot.next(PERSON, containing="In a few words")
+    await bot.send(f"trigger {CANARY}", user=PERSON)
+    offer = await bot.next(PERSON, containing="I'll hold it")
+    await bot.press(offer, "Write it here", user=PERSON)
+    await bot.next(PERSON, containing="as much or as little")
+    await bot.send(f"draft {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="I'm holding it")
+    await bot.send("/reasons", user=PERSON)
+    none = await bot.next(PERSON, containing="haven't written your reasons")
+    await bot.press(none, "Write them", user=PERSON)
+    await bot.next(PERSON, containing="Write your reasons")
+    await bot.send(f"reasons {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="Kept, encrypted")
+    await bot.send("/nocontact", user=PERSON)
+    count = await bot.next(PERSON, containing="count the days")
+    await bot.press(count, "Start counting", user=PERSON)
+    await bot.press(count, data="mood:2026-11-30:4", user=PERSON)
+    await bot.next(PERSON, containing="Noted: 4 of 5")
 
 
 async def answer_a_worksheet(bot: BotUnderTest) -> None:
@@ -115,9 +158,19 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     people = bot.services.people
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
+    # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
+    assert any(CANARY in str(held.get("t")) for held in person.profile.held)
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
-    exports = [m.document for m in bot.emu.messages_to(PERSON) if m.document is not None]
+    exports = [
+        m.document
+        for m in bot.emu.messages_to(PERSON)
+        if m.document is not None and "dated" not in m.document.filename  # not the record's
+    ]
     assert exports and CANARY.encode() in exports[-1].data
+    for words in (b"trigger ", b"draft ", b"reasons "):  # the urge flow's own section
+        assert words + CANARY.encode() in exports[-1].data, words
+    urges = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM urges")
+    assert urges is not None and urges["n"] == 1
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 1
     files = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM record_files")

@@ -287,10 +287,10 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     page = await bot.next(containing=ws.sections[0].title)
     assert page.protect_content and "first part" in (page.text or "")
     assert ws.questions[0].text in (page.text or "")
-    assert labels(page) == ["Next section", "Done"]
+    assert labels(page) == ["Next section", "Done", "Hide"]
     await bot.press(page, "Next section")
     page = await bot.next(containing=ws.sections[1].title)
-    assert "opening the second section" in (page.text or "") and labels(page) == ["Done"]
+    assert "opening the second section" in (page.text or "") and labels(page) == ["Done", "Hide"]
     await bot.press(page, "Done")
     await bot.settle()
     assert bot.unread() == []
@@ -468,24 +468,35 @@ async def test_forget_leaves_nothing_and_old_backups_stay_sealed(
     await bot.next(containing="no worksheet in progress")
 
 
-async def test_a_crisis_word_in_an_answer_keeps_it_and_continue_goes_on(bot: BotUnderTest) -> None:
+async def test_a_crisis_word_in_an_answer_is_kept_on_request_and_continue_stays(
+    bot: BotUnderTest,
+) -> None:
     await bot.onboard()
     await begin(bot)
     words = "most days I feel unsafe at home"
     await bot.send(words)
     reply = await bot.next(predicate=has_button("Continue the worksheet"))
     assert "More support lines" in labels(reply)  # the crisis reply keeps its own buttons
-    assert labels(reply)[-2:] == ["Continue the worksheet", "Pause"]
+    assert labels(reply)[-4:] == [
+        "Keep as my answer",
+        "Don't keep",
+        "Continue the worksheet",
+        "Pause",
+    ]
     await bot.settle()
     assert not [
         m for m in bot.unread() if "Saved" in (m.text or "") or "Question" in (m.text or "")
     ]
+    assert await saved_answers(bot) == {}
+    await bot.press(reply, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
     assert await saved_answers(bot) == {sheet(bot).questions[0].id: (words,)}
 
     await bot.press(reply, "Continue the worksheet")
-    await bot.next(containing="Question 2 of")
+    await bot.next(containing="Question 1 of")
     refreshed = await bot.find("emergency")
     assert "Continue the worksheet" not in labels(refreshed)
+    assert "Keep as my answer" not in labels(refreshed)
 
 
 async def test_deep_link_for_a_new_person_opens_after_onboarding(bot: BotUnderTest) -> None:
@@ -560,7 +571,7 @@ async def test_whitespace_stickers_and_helpers(bot: BotUnderTest) -> None:
     await bot.send("   ")
     await bot.next(containing="looked empty")
     await bot.send(sticker=True)
-    await bot.next(containing="only read text")
+    await bot.next(containing="don't keep stickers")
     await bot.settle()
     assert await saved_answers(bot) == {}
 
@@ -575,18 +586,23 @@ async def test_a_slow_crisis_reply_does_not_misfile_the_answer(bot: BotUnderTest
     await bot.send("and some days I want to die")
     await bot.press(saved, "Next")
     await bot.settle()
+    choice = await bot.find("help is possible")
+    await bot.press(choice, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
     answers = await saved_answers(bot)
     first, second = (q.id for q in sheet(bot).questions[:2])
     assert answers[first] == ("first part", "and some days I want to die")
     assert second not in answers
 
 
-async def test_the_answer_is_kept_when_the_crisis_reply_fails(bot: BotUnderTest) -> None:
+async def test_the_answer_is_held_when_the_crisis_reply_fails(bot: BotUnderTest) -> None:
     await bot.onboard()
     await begin(bot)
     bot.emu.inject_fault("sendMessage", "400", times=2, chat_id=USER)
     await bot.send("most days I feel unsafe at home")
-    await bot.settle()
+    choice = await bot.next(containing="keep what you just wrote")  # offered on its own
+    await bot.press(choice, "Keep as my answer")
+    await bot.next(containing="Kept with your answer")
     first = sheet(bot).questions[0].id
     assert (await saved_answers(bot))[first] == ("most days I feel unsafe at home",)
 

@@ -11,12 +11,18 @@ from bot.core.callbacks import (
     CrisisButton,
     DailyButton,
     JournalButton,
+    KeepButton,
+    MoodButton,
+    NoContactButton,
     SettingsButton,
     TimeButton,
+    UrgeButton,
     WorksheetButton,
     ZoneButton,
 )
-from bot.core.state import SetupState, WorksheetState, decode_state
+from bot.core.state import SetupState, UrgeState, WorksheetState, decode_state
+
+URGE_ID = "0123456789abcdef01234567"
 
 
 def test_state_round_trips() -> None:
@@ -25,6 +31,8 @@ def test_state_round_trips() -> None:
         SetupState("time"),
         WorksheetState("bond_or_love", 10, 11, 2, 1),
         WorksheetState("bond_or_love"),
+        UrgeState("trigger", URGE_ID),
+        UrgeState("reasons"),
     ):
         assert decode_state(state.encode()) == state
 
@@ -40,6 +48,9 @@ def test_state_round_trips() -> None:
         ("ws:bond_or_love:1²:0", None),  # not an ASCII digit
         ("ws:bond_or_love\n", None),
         ("other:thing", None),
+        ("urge:draft:" + URGE_ID, UrgeState("draft", URGE_ID)),
+        ("urge:draft:" + URGE_ID.upper(), None),
+        ("urge:send:" + URGE_ID, None),
     ],
 )
 def test_stored_states_decode_once(stored: str, expected: object) -> None:
@@ -64,6 +75,15 @@ def test_stored_states_decode_once(stored: str, expected: object) -> None:
         ZoneButton("America/Argentina/Buenos_Aires"),
         TimeButton("07:30"),
         SettingsButton("pause:on"),
+        UrgeButton("go"),
+        UrgeButton("s", arg="10"),
+        UrgeButton("t", URGE_ID, "loneliness"),
+        UrgeButton("f", URGE_ID, "0"),
+        UrgeButton("dd", URGE_ID),
+        NoContactButton("resetok"),
+        MoodButton("2026-12-01", 5),
+        KeepButton(True, 123456789012),
+        KeepButton(False, 1),
     ],
 )
 def test_buttons_round_trip_within_telegrams_limit(button: object) -> None:
@@ -98,6 +118,18 @@ def test_the_encodings_old_buttons_carry_still_decode() -> None:
         (CountryButton, "gb"),
         (TimeButton, "7pm"),
         (SettingsButton, "pause:maybe"),
+        (UrgeButton, "go:" + URGE_ID),  # no id on a bare action
+        (UrgeButton, "t:" + URGE_ID),  # a trigger needs its id and a value
+        (UrgeButton, "dd:../../etc"),
+        (UrgeButton, "f:" + URGE_ID + ":1²"),
+        (UrgeButton, "send:" + URGE_ID),
+        (NoContactButton, "delete"),
+        (MoodButton, "2026-12-01:6"),
+        (MoodButton, "2026-13-01:3"),
+        (KeepButton, "yes"),
+        (KeepButton, "maybe:12"),
+        (KeepButton, "yes:-1"),
+        (KeepButton, "no:1²"),
     ],
 )
 def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
@@ -106,6 +138,15 @@ def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
 
 @given(st.text(max_size=70))
 def test_no_input_makes_a_decoder_raise(rest: str) -> None:
-    for kind in (WorksheetButton, DailyButton, JournalButton, CrisisButton, SettingsButton):
+    for kind in (
+        WorksheetButton,
+        DailyButton,
+        JournalButton,
+        CrisisButton,
+        SettingsButton,
+        UrgeButton,
+        MoodButton,
+        KeepButton,
+    ):
         kind.decode(rest)
     decode_state(rest)

@@ -6,7 +6,9 @@ from bot.core.callbacks import (
     CallbackData,
     DailyButton,
     DayButton,
+    MoodButton,
     SettingsButton,
+    UrgeButton,
     WorksheetButton,
 )
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
@@ -18,7 +20,14 @@ from bot.views import settings as settings_views
 from bot.views import worksheets as views
 from tests.conftest import shared_content
 
-KINDS: tuple[type[CallbackData], ...] = (WorksheetButton, DailyButton, SettingsButton, DayButton)
+KINDS: tuple[type[CallbackData], ...] = (
+    WorksheetButton,
+    DailyButton,
+    SettingsButton,
+    DayButton,
+    MoodButton,
+    UrgeButton,
+)
 
 
 def tx(key: str, **values: object) -> str:

@@ -13,11 +13,14 @@ import pytest
 from bot.clock import ManualClock
 from bot.core.state import WorksheetState, worksheet_state
 from bot.crypto import MasterKey
+from bot.services.crisis_capture import Capture, held_texts, take
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.worksheet_flow import (
     AddedToPrevious,
     Gone,
+    HeldBack,
+    NotKept,
     Open,
     Opening,
     Reopen,
@@ -156,13 +159,11 @@ async def test_finishing_one_worksheet_keeps_another_ones_question(world: World)
 
 async def test_opening_continue_and_again(world: World) -> None:
     assert await world.flow.opening(world.person, world.ws) == Open(Opening.NEW)
-    assert await world.flow.continue_after(world.person, world.ws, 0) is None
+    assert await world.flow.continue_at(world.person, world.ws) is None
     await world.flow.begin(world.person, world.ws)
     assert await world.flow.opening(world.person, world.ws) == Open(Opening.RESUME, 0)
     assert await world.flow.is_current(world.person, world.ws, 0)
     assert not await world.flow.is_current(world.person, world.ws, 1)
-    assert await world.flow.continue_after(world.person, world.ws, 0) == 1
-    assert await world.flow.continue_after(world.person, world.ws, 0) == 1  # stale: stays
     assert not await world.flow.again(world.person, world.ws)  # not finished yet
     await world.flow.go_to(world.person, world.ws, world.ws.question_count)
     assert await world.flow.again(world.person, world.ws)
@@ -198,3 +199,64 @@ async def test_a_deep_link_opens_once(world: World) -> None:
     world.person.profile.pending_worksheet = world.ws.id
     assert await world.flow.take_pending(world.person) == world.ws.id
     assert await world.flow.take_pending(world.person) is None
+
+
+# --- crisis text inside an answer (bot/services/crisis_capture.py decides the Capture) ------
+
+
+async def test_continue_returns_to_the_question_the_person_was_on(world: World) -> None:
+    await world.flow.begin(world.person, world.ws)
+    await world.flow.go_to(world.person, world.ws, 2)
+    assert await world.flow.continue_at(world.person, world.ws) == 2  # never the next one
+    assert await world.flow.continue_at(world.person, world.ws) == 2  # twice: still there
+    assert await world.flow.is_current(world.person, world.ws, 2)
+    await world.flow.go_to(world.person, world.ws, world.ws.question_count)
+    assert await world.flow.continue_at(world.person, world.ws) is None  # finished meanwhile
+
+
+async def test_only_a_crisis_word_is_not_stored(world: World) -> None:
+    await world.flow.begin(world.person, world.ws)
+    await show(world, 0, message_id=10)
+    outcome = await world.flow.receive(world.person, 11, "help", Capture.DISCARD)
+    assert outcome == NotKept(world.ws, 0)
+    assert (await world.flow.answer(world.person, world.ws, 0)).parts == ()
+    assert held_texts((await world.reload()).profile) == []
+    assert await world.flow.is_current(world.person, world.ws, 0)  # nothing moved on
+
+
+async def test_longer_crisis_text_is_held_sealed_until_kept(world: World) -> None:
+    world.person.profile.discreet = True
+    await world.people.save(world.person)
+    await world.flow.begin(world.person, world.ws)
+    await show(world, 0, message_id=10)
+    await world.flow.receive(world.person, 11, "before")
+    outcome = await world.flow.receive(world.person, 12, "he hit me again", Capture.ASK)
+    assert outcome == HeldBack(world.ws, 0, (12,))  # sealed: it may leave the chat
+    assert (await world.flow.answer(world.person, world.ws, 0)).parts == ("before",)
+    await world.flow.receive(world.person, 13, "after")
+    person = await world.reload()  # held in storage: a restart loses nothing
+    held = take(person.profile, 12)
+    assert held is not None and held.question_id == world.ws.questions[0].id
+    assert await world.flow.keep_held(person, held) is world.ws
+    answer = await world.flow.answer(person, world.ws, 0)
+    assert answer.parts == ("before", "he hit me again", "after")  # in the order typed
+
+
+async def test_held_text_typed_before_the_next_question_belongs_to_the_previous(
+    world: World,
+) -> None:
+    await world.flow.begin(world.person, world.ws)
+    await show(world, 0, message_id=10)
+    await world.flow.go_to(world.person, world.ws, 1)
+    await show(world, 1, message_id=20, previous=0)
+    outcome = await world.flow.receive(world.person, 19, "and he said he'd kill me", Capture.ASK)
+    assert isinstance(outcome, HeldBack) and outcome.position == 0
+    held = take((await world.reload()).profile, 19)
+    assert held is not None and held.question_id == world.ws.questions[0].id
+
+
+async def test_a_quiet_safety_plan_answer_is_saved_at_once(world: World) -> None:
+    await world.flow.begin(world.person, world.ws)
+    await show(world, 0, message_id=10)
+    outcome = await world.flow.receive(world.person, 11, "I'd call Anna", Capture.KEEP_QUIETLY)
+    assert isinstance(outcome, Saved) and outcome.count == 1
