@@ -41,6 +41,7 @@ from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.discretion import DiscretionFeature
 from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.progress import ProgressFeature
+from bot.handlers.record import RecordFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.tidy import TidyFeature
 from bot.handlers.urge import UrgeFeature
@@ -58,6 +59,7 @@ from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
+from bot.services.record import RecordService
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
@@ -67,6 +69,7 @@ from bot.storage.discretion import DiscretionStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
+from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 
@@ -78,7 +81,11 @@ GROUP_COMMANDS = 0
 GROUP_BUTTONS = 10
 GROUP_WORDS = 15  # stop, cancel, menu, hi...: before free text goes to a step or the journal
 GROUP_TEXT = 20
+# After a text was handled: the record's look-back offer (never beside a crisis reply).
+GROUP_AFTER_TEXT = 30
 GROUP_FALLBACK = 99
+
+RECORD_FILES = filters.PHOTO | filters.Document.ALL | filters.VOICE | filters.AUDIO | filters.VIDEO
 
 StApp = Application[Any, Context, dict[Any, Any], dict[Any, Any], dict[Any, Any], Any]
 
@@ -169,6 +176,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
+        record=RecordService(RecordStore(db), people, clock),
         exporter=Exporter(
             worksheet_data,
             journal_store,
@@ -218,6 +226,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     setup = SetupFeature()
     basics = BasicsFeature(setup)
     crisis = CrisisFeature()
+    record = RecordFeature(settings_menu=setup)
     worksheets = WorksheetsFeature()
     conversation = ConversationFeature(setup, worksheets)
     discretion = DiscretionFeature(crisis)
@@ -233,6 +242,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         # Before the check-ins: its idle-text route (the pull-back offer) goes first.
         UrgeFeature(),
         DailyFeature(settings_menu=setup),
+        record,
         ProgressFeature(),
         conversation,
     ]
@@ -274,6 +284,16 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         GROUP_TEXT,
     )
     app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, basics.on_edit), GROUP_TEXT)
+    # Files sent while a record entry is being written; others fall through to the fallback.
+    app.add_handler(
+        MessageHandler(filters.UpdateType.MESSAGE & RECORD_FILES, record.on_media), GROUP_TEXT
+    )
+    app.add_handler(
+        MessageHandler(
+            filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, record.after_text
+        ),
+        GROUP_AFTER_TEXT,
+    )
     app.add_handler(
         MessageHandler(
             filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), conversation.on_other

@@ -20,6 +20,7 @@ from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
+from bot.services.record import RecordService
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.storage.database import Database
@@ -50,6 +51,7 @@ class Services:
     journal: JournalService
     dispatcher: Dispatcher
     exporter: Exporter
+    record: RecordService
     urges: UrgeService
     # Draws /progress off the event loop (a worker process in production).
     chart: ChartRenderer

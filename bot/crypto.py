@@ -118,8 +118,14 @@ class PersonCipher:
         return seal(self.data_key, DATA_KEY_ID, text.encode(), associated_data(self.owner, slot))
 
     def open_text(self, slot: str, blob: bytes) -> str:
-        aad = associated_data(self.owner, slot)
-        return unseal(self.data_key, DATA_KEY_ID, blob, aad).decode()
+        return self.open_bytes(slot, blob).decode()
+
+    def seal_bytes(self, slot: str, data: bytes) -> bytes:
+        """Bytes (a photo, a voice note) sealed exactly as texts are, under their own slot."""
+        return seal(self.data_key, DATA_KEY_ID, data, associated_data(self.owner, slot))
+
+    def open_bytes(self, slot: str, blob: bytes) -> bytes:
+        return unseal(self.data_key, DATA_KEY_ID, blob, associated_data(self.owner, slot))
 
 
 def pseudonym(pseudonym_key: bytes, telegram_user_id: int) -> str:

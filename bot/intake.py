@@ -137,7 +137,16 @@ def build_intake_bot(
     return IntakeBot(
         token,
         base_url=base_url or "https://api.telegram.org/bot",
+        base_file_url=file_url(base_url),
         request=request,
         get_updates_request=get_updates_request,
         rate_limiter=rate_limiter,
     )
+
+
+def file_url(base_url: str | None) -> str:
+    """Where files are downloaded from: Telegram's /file/bot, or the same beside a local
+    Bot API (the emulator, a self-hosted server) whose URL ends in /bot."""
+    if base_url and base_url.endswith("/bot"):
+        return base_url.removesuffix("/bot") + "/file/bot"
+    return "https://api.telegram.org/file/bot"

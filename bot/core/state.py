@@ -9,6 +9,8 @@ The column holds a short ASCII string (never anything a person wrote):
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
   none; text whose id is below the question's was typed before it appeared).
+- ``rec:<entry>:<step>:<question msg>:<"Saved" msg>``: a record entry (bot/services/record.py)
+  waiting at one step; the entry id is 24 hex digits, the step a short word.
 
 - ``urge:<step>:<id>``: the urge flow waiting for typed words (`trigger`, `draft`) with
   the urge's random id, or My reasons being written (`reasons`, id ``-``).
@@ -25,6 +27,8 @@ from dataclasses import dataclass
 SETUP_PREFIX = "setup"
 DISCRETION_PREFIX = "disc"
 WORKSHEET_PREFIX = "ws"
+RECORD_PREFIX = "rec"
+AMEND_STEP = "amend"  # the record's state while a correction is typed
 URGE_PREFIX = "urge"
 URGE_STEPS = ("trigger", "draft", "reasons")
 ONBOARDING = "onboarding"
@@ -38,6 +42,8 @@ _SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
 _WORKSHEET = re.compile(
     r"ws:([a-z0-9_]{1,40})(?::([0-9]{1,12}):([0-9]{1,12}))?(?::([0-9]{1,4}|-1):([0-9]{1,4}|-1))?"
 )
+
+_RECORD = re.compile(r"rec:([0-9a-f]{24}):([a-z]{2,8}):([0-9]{1,12}):([0-9]{1,12})")
 
 
 @dataclass(frozen=True)
@@ -71,6 +77,23 @@ class WorksheetState:
         return WorksheetState(self.worksheet_id, position=self.position)
 
 
+@dataclass(frozen=True)
+class RecordState:
+    entry_id: str
+    step: str
+    question_message: int = 0
+    saved_message: int = 0
+
+    def encode(self) -> str:
+        return (
+            f"{RECORD_PREFIX}:{self.entry_id}:{self.step}"
+            f":{self.question_message}:{self.saved_message}"
+        )
+
+    def message_ids(self) -> list[int]:
+        return [m for m in (self.question_message, self.saved_message) if m]
+
+
 _URGE = re.compile(r"urge:(trigger|draft|reasons):([0-9a-f]{24}|-)")
 
 
@@ -93,7 +116,7 @@ class DiscretionState:
         return f"{DISCRETION_PREFIX}:{self.word}"
 
 
-PersonState = SetupState | WorksheetState | UrgeState | DiscretionState
+PersonState = SetupState | WorksheetState | RecordState | UrgeState | DiscretionState
 
 
 def decode_state(state: str) -> PersonState | None:
@@ -105,6 +128,11 @@ def decode_state(state: str) -> PersonState | None:
             int(found.group(3) or 0),
             int(found.group(4) or -1),
             int(found.group(5) or -1),
+        )
+    record = _RECORD.fullmatch(state)
+    if record is not None:
+        return RecordState(
+            record.group(1), record.group(2), int(record.group(3)), int(record.group(4))
         )
     urge = _URGE.fullmatch(state)
     if urge is not None:
@@ -127,6 +155,11 @@ def worksheet_state(state: str) -> WorksheetState | None:
 def setup_state(state: str) -> SetupState | None:
     decoded = decode_state(state)
     return decoded if isinstance(decoded, SetupState) else None
+
+
+def record_state(state: str) -> RecordState | None:
+    decoded = decode_state(state)
+    return decoded if isinstance(decoded, RecordState) else None
 
 
 def urge_state(state: str) -> UrgeState | None:

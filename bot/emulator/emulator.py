@@ -156,29 +156,38 @@ class BotApiEmulator:
         voice: bool = False,
         caption: str | None = None,
         entities_for_commands: bool = True,
+        photo_bytes: bytes | None = None,
+        document: tuple[str, bytes, str] | None = None,
+        file_size: int | None = None,
         other: tuple[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Queue a `message` update and return the whole update (``["message"]`` is the
-        Message). Exactly one of text, sticker, photo, voice, or `other`: any other kind as
-        its Message field and value (("location", {"latitude": 1.0, "longitude": 2.0}));
-        a file's ids are filled in. A caption only with a photo or voice."""
+        Message). Exactly one of text, sticker, photo, voice, document, or `other`: any
+        other kind as its Message field and value (("location", {"latitude": 1.0,
+        "longitude": 2.0})); a file's ids are filled in. A caption only with a photo, voice
+        or document. `photo_bytes` are the largest size's bytes (getFile serves them);
+        `document` is (file name, bytes, MIME type); `file_size` overrides the size
+        announced (a file too big to fetch)."""
         kinds = [
             kind
             for kind, present in (
                 ("text", text is not None),
                 ("sticker", sticker),
-                ("photo", photo),
+                ("photo", photo or photo_bytes is not None),
                 ("voice", voice),
+                ("document", document is not None),
                 ("other", other is not None),
             )
             if present
         ]
         if len(kinds) != 1:
-            raise ValueError("a message is exactly one of: text, sticker, photo, voice, other")
+            raise ValueError(
+                "a message is exactly one of: text, sticker, photo, voice, document, other"
+            )
         if text is not None and not text:
             raise ValueError("Telegram never delivers an empty text message")
-        if caption is not None and kinds[0] not in ("photo", "voice"):
-            raise ValueError("only a photo or a voice message carries a caption")
+        if caption is not None and kinds[0] not in ("photo", "voice", "document"):
+            raise ValueError("only a photo, a voice message or a document carries a caption")
 
         state = self._state
         user = state.user(user_id, first_name, language_code)
@@ -206,12 +215,22 @@ class BotApiEmulator:
             field, value = other
             is_file = field in ("video", "document", "audio", "animation", "video_note")
             payload[field] = self._media(**value) if is_file else value
-        elif photo:
-            small = self._media(width=90, height=90, file_size=1_200)
-            large = self._media(width=800, height=800, file_size=48_000)
+        elif kinds[0] == "photo":
+            data = photo_bytes if photo_bytes is not None else b"\xff\xd8emulator-photo\xff\xd9"
+            small = self._media(b"\xff\xd8thumb\xff\xd9", width=90, height=90)
+            large = self._media(data, width=800, height=800)
+            if file_size is not None:
+                large["file_size"] = file_size
             payload["photo"] = [small, large]
+        elif document is not None:
+            name, data, mime = document
+            payload["document"] = self._media(data, file_name=name, mime_type=mime)
+            if file_size is not None:
+                payload["document"]["file_size"] = file_size
         else:
-            payload["voice"] = self._media(duration=3, mime_type="audio/ogg")
+            payload["voice"] = self._media(
+                b"OggS-emulator-voice", duration=3, mime_type="audio/ogg"
+            )
         if caption is not None:
             payload["caption"] = caption
         if quoted is not None:
@@ -288,8 +307,11 @@ class BotApiEmulator:
             raise LookupError(f"no chat {chat_id}: nobody has written there yet")
         return log
 
-    def _media(self, **fields: Any) -> dict[str, Any]:
+    def _media(self, data: bytes | None = None, **fields: Any) -> dict[str, Any]:
         file_id, unique_id = self._state.new_file_ids()
+        if data is not None:
+            self._state.user_files[file_id] = data
+            fields.setdefault("file_size", len(data))
         return {"file_id": file_id, "file_unique_id": unique_id, **fields}
 
     # -- reading what the bot did -------------------------------------------------------

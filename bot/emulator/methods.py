@@ -83,6 +83,11 @@ _COMMAND = re.compile(r"[a-z0-9_]{1,32}")
 _BAD_MARKUP = "Bad Request: can't parse reply keyboard markup JSON object"
 
 
+# Telegram's limit for a file a bot downloads (https://core.telegram.org/bots/api#getfile).
+DOWNLOAD_LIMIT = 20_000_000
+FILE_FOLDER = "files"
+
+
 def utf16_len(text: str) -> int:
     """Telegram measures text in UTF-16 code units: an emoji outside the BMP counts twice."""
     return len(text.encode("utf-16-le")) // 2
@@ -152,6 +157,7 @@ class BotApi:
             "getupdates": self.get_updates,
             "sendmessage": self.send_message,
             "senddocument": self.send_document,
+            "getfile": self.get_file,
             "sendphoto": self.send_photo,
             "editmessagetext": self.edit_message_text,
             "editmessagereplymarkup": self.edit_message_reply_markup,
@@ -327,6 +333,22 @@ class BotApi:
         )
         self._state.add_bot_message(log, message)
         return self._render(log, message)
+
+    async def get_file(self, bot_id: int, params: Params) -> dict[str, Any]:
+        """Describe a file for download at /file/bot<token>/<file_path>, as Telegram does;
+        it refuses files over the 20 MB a bot may download."""
+        file_id = params.string("file_id") or ""
+        data = self._state.file_bytes(file_id)
+        if data is None:
+            raise bad_request("Bad Request: invalid file_id")
+        if len(data) > DOWNLOAD_LIMIT:
+            raise bad_request("Bad Request: file is too big")
+        return {
+            "file_id": file_id,
+            "file_unique_id": f"U{file_id[-10:]}",
+            "file_size": len(data),
+            "file_path": f"{FILE_FOLDER}/{file_id}",
+        }
 
     async def send_photo(self, bot_id: int, params: Params) -> dict[str, Any]:
         """An uploaded photo only (no file ids, no URLs): PNG or JPEG, as Telegram accepts."""

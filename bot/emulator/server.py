@@ -16,7 +16,7 @@ from aiohttp import web
 
 from bot.emulator.errors import INTERNAL, METHOD_NOT_FOUND, NOT_FOUND, ApiError, bad_request
 from bot.emulator.faults import FaultPlan
-from bot.emulator.methods import BotApi
+from bot.emulator.methods import FILE_FOLDER, BotApi
 from bot.emulator.params import Params, UploadedFile, normalize
 from bot.emulator.state import EmulatorState
 
@@ -77,8 +77,20 @@ class ApiServer:
     def application(self) -> web.Application:
         app = web.Application(client_max_size=MAX_UPLOAD_BYTES)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
+        app.router.add_route("GET", "/file/bot{token}/{folder}/{file_id}", self._download)
         app.router.add_route("*", "/{tail:.*}", self._unknown_path)
         return app
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """A file getFile described; the token must be well formed, as for methods."""
+        if _TOKEN.fullmatch(request.match_info["token"]) is None:
+            return _reply(ApiError(404, NOT_FOUND))
+        _log.debug("emulator: file download")
+        self._state.record_call("download", {"file_id": request.match_info["file_id"]})
+        data = self._state.file_bytes(request.match_info["file_id"])
+        if request.match_info["folder"] != FILE_FOLDER or data is None:
+            return _reply(ApiError(404, NOT_FOUND))
+        return web.Response(body=data, content_type="application/octet-stream")
 
     async def _unknown_path(self, request: web.Request) -> web.Response:
         return _reply(ApiError(404, NOT_FOUND))

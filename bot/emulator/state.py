@@ -234,6 +234,9 @@ class EmulatorState:
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
     documents: dict[str, SentDocument] = field(default_factory=dict)
+    # Bytes behind the files people send (photos, voice, documents), by file_id: what
+    # getFile describes and /file/bot<token>/<path> serves.
+    user_files: dict[str, builtins.bytes] = field(default_factory=dict)
     internal_errors: list[BaseException] = field(default_factory=list)
     messages_total: int = 0
     calls_changed: Signal = field(default_factory=Signal)
@@ -314,6 +317,14 @@ class EmulatorState:
     def new_file_ids(self) -> tuple[str, str]:
         self._file_counter += 1
         return f"BQACAgEmu{self._file_counter:010d}", f"AgADEmu{self._file_counter:06d}"
+
+    def file_bytes(self, file_id: str) -> builtins.bytes | None:
+        """A file the emulator knows: one a person sent, or one the bot uploaded."""
+        found = self.user_files.get(file_id)
+        if found is not None:
+            return found
+        document = self.documents.get(file_id)
+        return document.data if document is not None else None
 
     def record_call(self, method: str, params: dict[str, Any]) -> None:
         self.stats[method] += 1

@@ -10,6 +10,7 @@ from telegram import InputFile, Update
 from bot.context import Context
 from bot.core.callbacks import WorksheetButton
 from bot.handlers.common import keyboard, private_command_person, remember, say
+from bot.handlers.record_files import send_record_export
 from bot.handlers.tidy import export_buttons, export_caption, remove_later
 from bot.services import export
 from bot.services.people import Person
@@ -26,7 +27,9 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     tx = context.tx
     doc, day = await context.services.exporter.document(person, tx)
     if doc.is_empty:
-        await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
+        # The record has its own file (for an advocate); /export covers it too.
+        if not await send_record_export(context, person, pdf=pdf):
+            await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
         return
     buttons: Rows = []
     if pdf:
@@ -46,4 +49,5 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         protect_content=True,
     )
     await remember(context.services, person, sent)
+    await send_record_export(context, person, pdf=pdf)
     await remove_later(context, person, sent)

@@ -70,6 +70,10 @@ class Profile:
     cover_replies: int = 0
     cover_day: str | None = None
     cover_language: str | None = None
+    # The record's look-back offer (bot/services/record.py): on until turned off with one
+    # tap; the local date it was last made (at most once a day).
+    record_offers: bool = True
+    record_offered_on: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

@@ -108,6 +108,46 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         """,
     ),
     (
+        4,
+        """
+        -- The record (/record): dated entries of what happened. In the clear only what an
+        -- honest record needs to sort and date itself: when it happened (and how precisely
+        -- the person said), when it was written, when each part and amendment was added.
+        -- Which step a part answers, every word, every file, its kind and name are sealed.
+        CREATE TABLE record_entries (
+            entry_id TEXT PRIMARY KEY,            -- random, part of every sealing slot
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            happened_at INTEGER,                  -- unix seconds; NULL: not said
+            precision INTEGER NOT NULL DEFAULT 0, -- 0 none, 1 the day, 2 the hour, 3 the minute
+            written_at INTEGER NOT NULL,
+            finished_at INTEGER                   -- NULL while it is being written
+        );
+        CREATE INDEX record_entries_person ON record_entries (person_id, written_at);
+
+        CREATE TABLE record_parts (
+            -- one message of an answer, or a dated amendment: never updated, only added
+            part_id TEXT PRIMARY KEY,             -- random, in the sealing slot
+            entry_id TEXT NOT NULL REFERENCES record_entries (entry_id) ON DELETE CASCADE,
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            message_id INTEGER,                   -- the person's message (edits, tidying the chat)
+            body_enc BLOB NOT NULL,               -- sealed JSON: step and text
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX record_parts_entry ON record_parts (entry_id, created_at);
+
+        CREATE TABLE record_files (
+            file_id TEXT PRIMARY KEY,             -- random, in the sealing slots
+            entry_id TEXT NOT NULL REFERENCES record_entries (entry_id) ON DELETE CASCADE,
+            person_id TEXT NOT NULL REFERENCES people (person_id) ON DELETE CASCADE,
+            message_id INTEGER,                   -- the person's message that carried it
+            meta_enc BLOB NOT NULL,               -- sealed JSON: kind, type, name, caption
+            data_enc BLOB NOT NULL,               -- sealed bytes, as Telegram served them
+            created_at INTEGER NOT NULL
+        );
+        CREATE INDEX record_files_entry ON record_files (entry_id, created_at);
+        """,
+    ),
+    (
         5,
         """
         -- Riding the wave (issue 15). Every field a person chose or typed is sealed; what

@@ -639,3 +639,29 @@ async def test_listeners_see_sends_edits_and_deletes(emu: BotApiEmulator, bot: B
         (sent.message_id, "edited"),
         (sent.message_id, "deleted"),
     ]
+
+
+# -- files people send ------------------------------------------------------------------
+
+
+async def test_files_people_send_can_be_fetched_into_memory(emu: BotApiEmulator) -> None:
+    """getFile describes a file and /file/bot<token>/<path> serves its bytes, as Telegram
+    does for a bot; unknown ids and files over 20 MB are refused."""
+    update = emu.user_sends(USER, document=("a.txt", b"the bytes", "text/plain"))
+    photo = emu.user_sends(USER, photo_bytes=b"\x89PNG-bytes")
+    file_base = emu.base_url.removesuffix("/bot") + "/file/bot"
+    async with Bot(TOKEN, base_url=emu.base_url, base_file_url=file_base) as client:
+        document = await client.get_file(update["message"]["document"]["file_id"])
+        assert document.file_size == len(b"the bytes")
+        assert bytes(await document.download_as_bytearray()) == b"the bytes"
+        largest = photo["message"]["photo"][-1]
+        fetched = await client.get_file(largest["file_id"])
+        assert bytes(await fetched.download_as_bytearray()) == b"\x89PNG-bytes"
+        with pytest.raises(BadRequest, match=r"(?i)invalid file_id"):
+            await client.get_file("no-such-file")
+        big = emu.user_sends(USER, document=("big.bin", b"x" * 20_000_001, "application/zip"))
+        with pytest.raises(BadRequest, match=r"(?i)too big"):
+            await client.get_file(big["message"]["document"]["file_id"])
+    async with aiohttp.ClientSession() as session:
+        async with session.get(f"{file_base}{TOKEN}/files/unknown") as response:
+            assert response.status == 404

@@ -48,9 +48,32 @@ async def write_everywhere(bot: BotUnderTest) -> None:
     await bot.send(photo=True, caption=f"{CANARY} caption", user=PERSON)
     await ride_a_wave(bot)
     await answer_a_worksheet(bot)
+    await write_a_record_entry(bot)
     await reply_to_a_check_in(bot)
     await set_a_panic_word(bot)
     await bot.settle()
+
+
+async def write_a_record_entry(bot: BotUnderTest) -> None:
+    """A record entry: a typed date, two parts (one edited: an amendment), a photo whose
+    bytes carry the canary, and its export (built in memory)."""
+    await bot.send("/record", user=PERSON)
+    menu = await bot.next(PERSON, containing="Your record")
+    await bot.press(menu, "New entry", user=PERSON)
+    await bot.next(PERSON, containing="When did it happen?")
+    await bot.send("yesterday 21:30", user=PERSON)
+    await bot.next(PERSON, containing="What happened?")
+    part = await bot.send(f"record {CANARY}", user=PERSON)
+    await bot.next(PERSON, containing="Saved")
+    await bot.send(f"more {CANARY}", user=PERSON)
+    await bot.edit(part, f"record, edited {CANARY}", user=PERSON)
+    await bot.send(photo_bytes=CANARY.encode() * 4, caption=f"{CANARY} evidence", user=PERSON)
+    await bot.next(PERSON, containing="Kept with this entry")
+    await bot.send("/record", user=PERSON)
+    menu = await bot.next(PERSON, containing="Your record")
+    await bot.press(menu, "Copy for an advocate", user=PERSON)
+    exported = await bot.next(PERSON, predicate=lambda m: m.document is not None)
+    assert exported.document is not None and CANARY.encode() in exported.document.data
 
 
 async def set_a_panic_word(bot: BotUnderTest) -> None:
@@ -138,7 +161,11 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
     assert any(CANARY in str(held.get("t")) for held in person.profile.held)
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
-    exports = [m.document for m in bot.emu.messages_to(PERSON) if m.document is not None]
+    exports = [
+        m.document
+        for m in bot.emu.messages_to(PERSON)
+        if m.document is not None and "dated" not in m.document.filename  # not the record's
+    ]
     assert exports and CANARY.encode() in exports[-1].data
     for words in (b"trigger ", b"draft ", b"reasons "):  # the urge flow's own section
         assert words + CANARY.encode() in exports[-1].data, words
@@ -146,6 +173,8 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     assert urges is not None and urges["n"] == 1
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 1
+    files = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM record_files")
+    assert files is not None and files["n"] == 1  # the photo is stored, sealed
 
     data_dir = bot.settings.data_dir
     await bot.stop()  # close connections; the WAL files stay as they were
@@ -197,6 +226,9 @@ async def test_no_key_material_or_ciphertext_in_debug_logs(
     await bot.press(confirm, data="forget:yes", user=PERSON)
     await bot.settle()
     assert await bot.services.people.load(PERSON) is None
+    for table in ("record_entries", "record_parts", "record_files"):  # the record goes too
+        row = await bot.services.db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
+        assert row is not None and row["n"] == 0, table
     await bot.stop()
     logged = caplog.text
     assert logged
