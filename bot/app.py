@@ -125,9 +125,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people = PeopleService(
         people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
     )
-    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
+    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock, keys)
     deliveries = DeliveryStore(db)
-    journal_store = JournalStore(db)
+    journal = JournalService(JournalStore(db), deliveries, clock, keys)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
@@ -147,9 +147,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         crisis_cache=crisis_cache,
         crisis_counter=CrisisCounter(people_store),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
-        journal=JournalService(journal_store, deliveries, clock),
+        journal=journal,
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        exporter=Exporter(worksheet_data, journal, content.prompts, clock),
         urgent_bot=urgent_bot,
     )
 

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from bot.crypto import CryptoError
 from bot.emulator import SentMessage
-from bot.services import export
+from bot.services import export, pdf_text
 from bot.services.people import Person
 from bot.services.worksheet_model import Worksheet
 from bot.services.worksheets import WorksheetService
@@ -47,7 +47,10 @@ async def person_of(bot: BotUnderTest) -> Person:
 
 def svc(bot: BotUnderTest) -> WorksheetService:
     return WorksheetService(
-        WorksheetStore(bot.services.db), bot.services.content.worksheets, bot.services.clock
+        WorksheetStore(bot.services.db),
+        bot.services.content.worksheets,
+        bot.services.clock,
+        bot.services.keys,
     )
 
 
@@ -314,13 +317,13 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     person = await person_of(bot)
     expected = await export.collect(
         svc(bot),
-        JournalStore(bot.services.db),
+        bot.services.journal,
         person,
         {p.id: p.text for p in bot.services.content.prompts},
         bot.services.tx,
         bot.clock(),
     )
-    assert len(reader.pages) == export.pages_for(len(export.pdf_lines(expected)))
+    assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))
     text = "".join(p.extract_text() for p in reader.pages)
     assert "opening the second section" in text and "a quiet morning" in text
 
