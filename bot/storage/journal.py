@@ -108,6 +108,20 @@ class JournalStore:
             (str(r["person_id"]), journal_slot(str(r["entry_id"])), int(r["version"])) for r in rows
         ]
 
+    async def version(self, person_id: str, entry_id: str) -> int | None:
+        row = await self.db.fetch_one(
+            "SELECT version FROM journal WHERE person_id = ? AND entry_id = ?",
+            (person_id, entry_id),
+        )
+        return None if row is None else int(row["version"])
+
+    async def delete(self, person_id: str, entry_id: str) -> bool:
+        """One entry, by id; False when there was none (undone already, or forgotten)."""
+        count = await self.db.execute(
+            "DELETE FROM journal WHERE person_id = ? AND entry_id = ?", (person_id, entry_id)
+        )
+        return count > 0
+
     async def count(self, person_id: str) -> int:
         row = await self.db.fetch_one(
             "SELECT COUNT(*) AS n FROM journal WHERE person_id = ?", (person_id,)

@@ -563,7 +563,7 @@ async def test_whitespace_stickers_and_helpers(bot: BotUnderTest) -> None:
     await bot.send("   ")
     await bot.next(containing="looked empty")
     await bot.send(sticker=True)
-    await bot.next(containing="only read text")
+    await bot.next(containing="don't keep stickers")
     await bot.settle()
     assert await saved_answers(bot) == {}
 

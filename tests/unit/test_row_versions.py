@@ -201,3 +201,13 @@ async def test_rows_from_before_versions_keep_opening_and_are_then_protected(
     finally:
         await w.keys.close()
         await w.db.close()
+
+
+async def test_a_journal_entry_undone_then_put_back_is_refused(world: World) -> None:
+    entry_id = await world.journal.add(world.person, None, 40, f"not for the journal {CANARY}")
+    old = await snapshot(world.db, "journal")
+    assert await world.journal.remove(world.person, entry_id)
+    await put_back(world.db, "journal", old)
+    await world.reopen()
+    with pytest.raises(RolledBackError):
+        await world.journal.page(world.person, 0, 10)
