@@ -1,4 +1,4 @@
-"""Command line: `python -m bot [serve | sandbox | keys rotate | keys retire |
+"""Command line: `python -m bot [serve | sandbox | keys rotate | keys retire | keys reanchor |
 backup [PATH] [--keys PATH] | stats | health | content check]`.
 
 Every expected failure (configuration, key, storage, content) ends with one line on stderr
@@ -61,6 +61,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     keys_sub.add_parser(
         "retire", help="after `keys rotate`, run with the new key: the old key stops working"
+    )
+    reanchor = keys_sub.add_parser(
+        "reanchor",
+        help="after restoring a data backup older than the key store: accept the rows now "
+        "there as the newest, so nobody is refused as rolled back",
+    )
+    reanchor.add_argument(
+        "--confirm",
+        action="store_true",
+        help="required: the data database was restored on purpose (this ends rollback "
+        "protection for what the backup undid)",
     )
     backup = sub.add_parser(
         "backup", help="write a consistent copy of the data database and/or the key store"
@@ -127,6 +138,15 @@ def _run(args: argparse.Namespace) -> int:
         return asyncio.run(run_sandbox(args.data_dir, settings))
     if args.command == "keys" and args.keys_command == "retire":
         return asyncio.run(_retire(settings))
+    if args.command == "keys" and args.keys_command == "reanchor":
+        if not args.confirm:
+            print(
+                "error: `keys reanchor` accepts the data database as it is now, undoing any "
+                "rollback it holds; run it again with --confirm if you restored it on purpose",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        return asyncio.run(_reanchor(settings))
     if args.command == "keys":
         return asyncio.run(_rotate(settings, args.new_key_file))
     if args.command == "backup":
@@ -217,6 +237,34 @@ async def _retire(settings: Settings) -> int:
         lock.release()
     try:
         say(f"Retired the old master key: {count} data key(s) now open only with the new one.")
+    except (OSError, ValueError):
+        return EXIT_FAILED
+    return 0
+
+
+async def _reanchor(settings: Settings) -> int:
+    from bot.runtime import open_storage  # noqa: PLC0415 - keeps `--help` light
+    from bot.services.row_versions import reanchor  # noqa: PLC0415
+    from bot.storage.journal import JournalStore  # noqa: PLC0415
+    from bot.storage.people import PeopleStore  # noqa: PLC0415
+    from bot.storage.worksheets import WorksheetStore  # noqa: PLC0415
+
+    ensure_data_dir(settings.data_dir)
+    lock = DataDirLock(settings.data_dir, "re-anchoring (the running bot holds the anchors)")
+    lock.acquire()
+    try:
+        storage = await open_storage(settings)
+        try:
+            db = storage.db
+            count = await reanchor(
+                storage.keys, PeopleStore(db), JournalStore(db), WorksheetStore(db)
+            )
+        finally:
+            await storage.close()
+    finally:
+        lock.release()
+    try:
+        say(f"Re-anchored: the current rows of {count} people are now the newest.")
     except (OSError, ValueError):
         return EXIT_FAILED
     return 0

@@ -150,9 +150,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people = PeopleService(
         people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, cover)
     )
-    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
+    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock, keys)
     deliveries = DeliveryStore(db)
-    journal_store = JournalStore(db)
+    journal = JournalService(JournalStore(db), deliveries, clock, keys)
     urges = UrgeService(UrgeStore(db), worksheet_data, people, content.texts, clock)
     dispatcher = Dispatcher(
         people=people,
@@ -174,12 +174,12 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         crisis_cache=crisis_cache,
         crisis_counter=CrisisCounter(people_store),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
-        journal=JournalService(journal_store, deliveries, clock),
+        journal=journal,
         dispatcher=dispatcher,
         record=RecordService(RecordStore(db), people, clock),
         exporter=Exporter(
             worksheet_data,
-            journal_store,
+            journal,
             content.prompts,
             clock,
             sources=(functools.partial(urge_export.export_parts, urges),),

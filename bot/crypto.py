@@ -44,6 +44,13 @@ def associated_data(owner: str, slot: str) -> bytes:
     return _AAD_PREFIX + owner.encode() + b"|" + slot.encode()
 
 
+def versioned_slot(slot: str, version: int) -> str:
+    """The slot of a rewritable row at `version`: an older copy put back opens only under
+    its own, older version, which the key store's anchor refuses. Version 0 is the plain
+    slot, so rows written before versions existed keep opening."""
+    return slot if version == 0 else f"{slot}#{version}"
+
+
 def seal(key: bytes, key_id: int, plaintext: bytes, aad: bytes) -> bytes:
     nonce = os.urandom(NONCE_BYTES)
     return _HEADER.pack(FORMAT_VERSION, key_id) + nonce + AESGCM(key).encrypt(nonce, plaintext, aad)

@@ -27,7 +27,7 @@ from bot.keys import resolve_master_key
 from bot.services.ledger import MessageLedger
 from bot.services.progress_chart import ChartRenderer
 from bot.storage.database import Database
-from bot.storage.identities import move_legacy_rows
+from bot.storage.identities import move_legacy_rows, sweep_orphans
 from bot.storage.keystore import KeyStore
 from bot.storage.schema import MIGRATIONS
 
@@ -57,6 +57,7 @@ async def open_storage(settings: Settings) -> Storage:
         raise
     try:
         await move_legacy_rows(db, keys)
+        await sweep_orphans(db, keys)
     except BaseException:
         await db.close()
         await keys.close()

@@ -24,6 +24,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from bot.services.journal import JournalService
 from bot.services.pdf_text import (
     FONT,
     HEADING,
@@ -37,7 +38,6 @@ from bot.services.pdf_text import (
 )
 from bot.services.people import Person
 from bot.services.worksheets import Answer, WorksheetService
-from bot.storage.journal import JournalStore, journal_slot
 from bot.texts import Tx
 
 # --- the document -----------------------------------------------------------------------
@@ -118,7 +118,7 @@ def _moment(timestamp: int, zone: tzinfo) -> str:
 
 async def collect(
     service: WorksheetService,
-    journal: JournalStore,
+    journal: JournalService,
     person: Person,
     prompts: Mapping[str, str],
     tx: Tx,
@@ -153,9 +153,9 @@ async def collect(
         ExportEntry(
             _moment(entry.created_at, zone),
             prompts.get(entry.prompt_id) if entry.prompt_id else None,
-            person.cipher.open_text(journal_slot(entry.entry_id), entry.text_enc),
+            entry.text,
         )
-        for entry in await journal.all(person.person_id)
+        for entry in await journal.all(person)
     ]
     return ExportDocument(
         title=tx("worksheets.export.doc_title"),

@@ -9,10 +9,10 @@ from datetime import date
 
 from bot.clock import Clock
 from bot.services import export
+from bot.services.journal import JournalService
 from bot.services.people import Person
 from bot.services.prompt_model import Prompt
 from bot.services.worksheets import WorksheetService
-from bot.storage.journal import JournalStore
 from bot.texts import Tx
 
 # A feature with sections of its own in the export: what they hold for this person.
@@ -23,7 +23,7 @@ class Exporter:
     def __init__(
         self,
         worksheets: WorksheetService,
-        journal: JournalStore,
+        journal: JournalService,
         prompts: Sequence[Prompt],
         clock: Clock,
         *,

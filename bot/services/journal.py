@@ -20,11 +20,13 @@ import logging
 from dataclasses import dataclass
 
 from bot.clock import Clock
-from bot.crypto import CryptoError
+from bot.crypto import CryptoError, versioned_slot
 from bot.services.delivery import REPLY_WINDOW
 from bot.services.people import Person
+from bot.services.row_versions import next_version, open_versioned
 from bot.storage.deliveries import DeliveryStore
-from bot.storage.journal import JournalStore, journal_slot, new_entry_id
+from bot.storage.journal import JournalRow, JournalStore, journal_slot, new_entry_id
+from bot.storage.keystore import KeyStore
 
 log = logging.getLogger(__name__)
 
@@ -50,12 +52,14 @@ class JournalService:
         store: JournalStore,
         deliveries: DeliveryStore,
         clock: Clock,
+        keys: KeyStore,
         *,
         window: dt.timedelta = REPLY_WINDOW,
     ) -> None:
         self.store = store
         self._deliveries = deliveries
         self._clock = clock
+        self._keys = keys  # the anchors that refuse a rolled-back entry (row_versions.py)
         self._window = window
 
     def _now(self) -> int:
@@ -91,7 +95,7 @@ class JournalService:
         """Store an entry; the same message seen twice (an update re-read) is stored once."""
         existing = await self.store.by_message(person.person_id, message_id)
         if existing is not None:
-            await self._replace(person, existing.entry_id, text)
+            await self._replace(person, existing, text)
             return existing.entry_id
         entry_id = new_entry_id()
         sealed = person.cipher.seal_text(journal_slot(entry_id), text)
@@ -100,7 +104,14 @@ class JournalService:
 
     async def remove(self, person: Person, entry_id: str) -> bool:
         """Undo: the entry named, and nothing else; False when it is already gone."""
+        version = await self.store.version(person.person_id, entry_id)
         removed = await self.store.delete(person.person_id, entry_id)
+        if removed and version is not None:
+            # Anchored one past its last version (after the delete, as for answer parts):
+            # the entry put back from a data backup is refused.
+            slot = journal_slot(entry_id)
+            buried = next_version(self._keys, person, slot, version)
+            await self._keys.anchor_slots(person.person_id, {slot: buried})
         latest = await self._deliveries.latest_delivered(person.person_id, maybe=True)
         if removed and latest is not None:
             # "That wasn't for the journal": the next free text is not either. The caller
@@ -113,12 +124,22 @@ class JournalService:
         existing = await self.store.by_message(person.person_id, message_id)
         if existing is None:
             return False
-        await self._replace(person, existing.entry_id, text)
+        await self._replace(person, existing, text)
         return True
 
-    async def _replace(self, person: Person, entry_id: str, text: str) -> None:
-        sealed = person.cipher.seal_text(journal_slot(entry_id), text)
-        await self.store.replace_text(person.person_id, entry_id, sealed, self._now())
+    async def _replace(self, person: Person, row: JournalRow, text: str) -> None:
+        version = next_version(self._keys, person, row.slot, row.version)
+        sealed = person.cipher.seal_text(versioned_slot(row.slot, version), text)
+        await self.store.replace_text(person.person_id, row.entry_id, sealed, self._now(), version)
+        await self._keys.anchor_slots(person.person_id, {row.slot: version})
+
+    def _open(self, person: Person, row: JournalRow) -> Entry:
+        text = open_versioned(self._keys, person, row.slot, row.version, row.text_enc)
+        return Entry(row.entry_id, row.prompt_id, text, row.created_at)
+
+    async def all(self, person: Person) -> list[Entry]:
+        """Every entry, oldest first (for export); a rolled-back one raises, as on a page."""
+        return [self._open(person, row) for row in await self.store.all(person.person_id)]
 
     async def page(self, person: Person, offset: int, limit: int) -> Page:
         """Entries newest first, `limit` of them from `offset`."""
@@ -127,9 +148,7 @@ class JournalService:
         entries: list[Entry] = []
         for row in rows:
             try:
-                text = person.cipher.open_text(journal_slot(row.entry_id), row.text_enc)
+                entries.append(self._open(person, row))
             except CryptoError as exc:
                 log.warning("journal entry unreadable: %s", type(exc).__name__)
-                continue
-            entries.append(Entry(row.entry_id, row.prompt_id, text, row.created_at))
         return Page(entries, offset, total)

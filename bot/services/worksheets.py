@@ -15,8 +15,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.clock import Clock
+from bot.crypto import versioned_slot
 from bot.services.people import Person
+from bot.services.row_versions import next_version, open_versioned
 from bot.services.worksheet_model import Question, Worksheet
+from bot.storage.keystore import KeyStore
 from bot.storage.worksheets import PartRow, ProgressRow, WorksheetStore, answer_slot
 
 
@@ -42,11 +45,16 @@ class Answer:
 
 class WorksheetService:
     def __init__(
-        self, store: WorksheetStore, worksheets: Mapping[str, Worksheet], clock: Clock
+        self,
+        store: WorksheetStore,
+        worksheets: Mapping[str, Worksheet],
+        clock: Clock,
+        keys: KeyStore,
     ) -> None:
         self.store = store
         self.worksheets = worksheets
         self._clock = clock
+        self._keys = keys  # the anchors that refuse a rolled-back part (row_versions.py)
 
     def _now(self) -> int:
         return int(self._clock().timestamp())
@@ -96,13 +104,17 @@ class WorksheetService:
     ) -> int:
         """Store one message of an answer; returns how many messages the answer has now."""
         slot = answer_slot(worksheet.id, question.id, message_id)
+        # Normally 0; a message stored again after its answer was deleted (an update read
+        # twice) takes the deletion's anchor, so it opens and the deleted copy does not.
+        version = self._keys.anchored_slot(person.person_id, slot)
         await self.store.add_part(
             person.person_id,
             worksheet.id,
             question.id,
             message_id,
-            person.cipher.seal_text(slot, text),
+            person.cipher.seal_text(versioned_slot(slot, version), text),
             self._now(),
+            version,
         )
         return await self.store.count_parts(person.person_id, worksheet.id, question.id)
 
@@ -111,12 +123,16 @@ class WorksheetService:
         row = await self.store.part(person.person_id, message_id)
         if row is None:
             return False
-        sealed = person.cipher.seal_text(row.slot, text)
-        await self.store.replace_part(person.person_id, message_id, sealed, self._now())
+        version = next_version(self._keys, person, row.slot, row.version)
+        sealed = person.cipher.seal_text(versioned_slot(row.slot, version), text)
+        await self.store.replace_part(person.person_id, message_id, sealed, self._now(), version)
+        await self._keys.anchor_slots(person.person_id, {row.slot: version})
         return True
 
     def _open(self, person: Person, rows: Sequence[PartRow]) -> tuple[str, ...]:
-        return tuple(person.cipher.open_text(r.slot, r.text_enc) for r in rows)
+        return tuple(
+            open_versioned(self._keys, person, r.slot, r.version, r.text_enc) for r in rows
+        )
 
     async def answer(self, person: Person, worksheet: Worksheet, question: Question) -> Answer:
         rows = await self.store.parts(person.person_id, worksheet.id, question.id)
@@ -149,7 +165,19 @@ class WorksheetService:
         return [r.message_id for r in rows]
 
     async def clear_answer(self, person: Person, worksheet: Worksheet, question: Question) -> None:
+        rows = await self.store.parts(person.person_id, worksheet.id, question.id)
         await self.store.delete_answer(person.person_id, worksheet.id, question.id)
+        await self._bury(person, rows)
 
     async def delete(self, person: Person, worksheet: Worksheet) -> None:
+        rows = await self.store.parts(person.person_id, worksheet.id)
         await self.store.delete_worksheet(person.person_id, worksheet.id)
+        await self._bury(person, rows)
+
+    async def _bury(self, person: Person, rows: Sequence[PartRow]) -> None:
+        """Anchor each deleted part one past its last version, so a copy put back is
+        refused. After the delete: a crash between loses only this protection."""
+        await self._keys.anchor_slots(
+            person.person_id,
+            {r.slot: next_version(self._keys, person, r.slot, r.version) for r in rows},
+        )

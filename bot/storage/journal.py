@@ -24,6 +24,11 @@ class JournalRow:
     text_enc: bytes
     created_at: int
     updated_at: int
+    version: int = 0  # bound into the sealing slot (crypto.versioned_slot)
+
+    @property
+    def slot(self) -> str:
+        return journal_slot(self.entry_id)
 
 
 def _entry(row: Row) -> JournalRow:
@@ -34,10 +39,11 @@ def _entry(row: Row) -> JournalRow:
         text_enc=bytes(row["text_enc"]),
         created_at=int(row["created_at"]),
         updated_at=int(row["updated_at"]),
+        version=int(row["version"]),
     )
 
 
-_COLUMNS = "entry_id, prompt_id, message_id, text_enc, created_at, updated_at"
+_COLUMNS = "entry_id, prompt_id, message_id, text_enc, created_at, updated_at, version"
 
 
 class JournalStore:
@@ -66,10 +72,13 @@ class JournalStore:
         )
         return None if row is None else _entry(row)
 
-    async def replace_text(self, person_id: str, entry_id: str, text_enc: bytes, now: int) -> None:
+    async def replace_text(
+        self, person_id: str, entry_id: str, text_enc: bytes, now: int, version: int
+    ) -> None:
         await self.db.execute(
-            "UPDATE journal SET text_enc = ?, updated_at = ? WHERE person_id = ? AND entry_id = ?",
-            (text_enc, now, person_id, entry_id),
+            "UPDATE journal SET text_enc = ?, updated_at = ?, version = ?"
+            " WHERE person_id = ? AND entry_id = ?",
+            (text_enc, now, version, person_id, entry_id),
         )
 
     async def page(self, person_id: str, *, offset: int, limit: int) -> list[JournalRow]:
@@ -89,6 +98,22 @@ class JournalStore:
             (person_id,),
         )
         return [_entry(r) for r in rows]
+
+    async def versioned(self) -> list[tuple[str, str, int]]:
+        """(person id, slot, version) of every entry ever edited, for `keys reanchor`."""
+        rows = await self.db.fetch_all(
+            "SELECT person_id, entry_id, version FROM journal WHERE version > 0"
+        )
+        return [
+            (str(r["person_id"]), journal_slot(str(r["entry_id"])), int(r["version"])) for r in rows
+        ]
+
+    async def version(self, person_id: str, entry_id: str) -> int | None:
+        row = await self.db.fetch_one(
+            "SELECT version FROM journal WHERE person_id = ? AND entry_id = ?",
+            (person_id, entry_id),
+        )
+        return None if row is None else int(row["version"])
 
     async def delete(self, person_id: str, entry_id: str) -> bool:
         """One entry, by id; False when there was none (undone already, or forgotten)."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import secrets
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 import aiosqlite
@@ -48,6 +49,9 @@ class KeyStore:
         self._row_of: dict[str, str] = {}
         self._owner_of: dict[str, str] = {}
         self._version_of: dict[str, int] = {}
+        # row id -> slot -> newest version of each edited or deleted row: few (only edits
+        # and deletions make one), and checked on every read, so kept in memory.
+        self._slots_of: dict[str, dict[str, int]] = {}
 
     @classmethod
     async def open(cls, path: Path, master: MasterKey) -> KeyStore:
@@ -93,6 +97,10 @@ class KeyStore:
             self._row_of[str(row["handle"])] = str(row["row_id"])
             self._owner_of[str(row["row_id"])] = str(row["owner"])
             self._version_of[str(row["row_id"])] = int(row["version"])
+        for row in await self.db.fetch_all("SELECT row_id, slot, version FROM row_versions"):
+            self._slots_of.setdefault(str(row["row_id"]), {})[str(row["slot"])] = int(
+                row["version"]
+            )
 
     # --- identities ----------------------------------------------------------------------
 
@@ -118,6 +126,49 @@ class KeyStore:
         )
         self._version_of[row_id] = version
 
+    def anchored_slot(self, row_id: str, slot: str) -> int:
+        """The newest version of one sealed row (0 if never edited or deleted)."""
+        return self._slots_of.get(row_id, {}).get(slot, 0)
+
+    async def anchor_slots(self, row_id: str, versions: Mapping[str, int]) -> None:
+        """Called after the rows are written (or deleted), in one transaction; an anchor
+        only moves forward, for the same reason as `anchor_version`."""
+        known = self._slots_of.setdefault(row_id, {})
+        newer = {s: v for s, v in versions.items() if v > known.get(s, 0)}
+        if not newer:
+            return
+        async with self.db.transaction() as conn:
+            await conn.executemany(
+                "INSERT INTO row_versions (row_id, slot, version) VALUES (?, ?, ?)"
+                " ON CONFLICT (row_id, slot) DO UPDATE"
+                " SET version = MAX(version, excluded.version)",
+                [(row_id, s, v) for s, v in newer.items()],
+            )
+        known.update(newer)
+
+    async def reanchor(
+        self, versions: Mapping[str, int], slots: Mapping[str, Mapping[str, int]]
+    ) -> None:
+        """After a data backup older than this store was restored: the rows now there are
+        the newest (`versions`: row id -> settings revision; `slots`: row id -> slot ->
+        version of each versioned row). Anchors of rows no longer there go."""
+        async with self.db.transaction() as conn:
+            await conn.execute("UPDATE identities SET version = 0")
+            await conn.executemany(
+                "UPDATE identities SET version = ? WHERE row_id = ?",
+                [(v, r) for r, v in versions.items()],
+            )
+            await conn.execute("DELETE FROM row_versions")
+            await conn.executemany(
+                "INSERT INTO row_versions (row_id, slot, version) VALUES (?, ?, ?)",
+                [(r, s, v) for r, by_slot in slots.items() for s, v in by_slot.items() if v > 0],
+            )
+        self._version_of = {r: versions.get(r, 0) for r in self._owner_of}
+        self._slots_of = {r: {s: v for s, v in m.items() if v > 0} for r, m in slots.items()}
+
+    def row_ids(self) -> set[str]:
+        return set(self._owner_of)
+
     async def identity(self, handle: str) -> str:
         """The row id for a handle, making a random one if there is none (safe to repeat)."""
         known = self._row_of.get(handle)
@@ -138,10 +189,12 @@ class KeyStore:
         owner = self._owner_of.get(row_id, row_id)
         async with self.db.transaction() as conn:
             await conn.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
+            await conn.execute("DELETE FROM row_versions WHERE row_id = ?", (row_id,))
             for table in (_CURRENT, _NEXT):
                 await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
         self._owner_of.pop(row_id, None)
         self._version_of.pop(row_id, None)
+        self._slots_of.pop(row_id, None)
         for handle in [h for h, r in self._row_of.items() if r == row_id]:
             del self._row_of[handle]
         await self.db.checkpoint()
@@ -170,6 +223,7 @@ class KeyStore:
         self._row_of.clear()
         self._owner_of.clear()
         self._version_of.clear()
+        self._slots_of.clear()
         await self._load_identities()
         return {str(r["handle"]): str(r["row_id"]) for r in legacy}
 

@@ -219,6 +219,16 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX self_removals_due ON self_removals (due_at);
         """,
     ),
+    (
+        7,
+        """
+        -- The version of a rewritable sealed row, bound into its associated data (see
+        -- crypto.versioned_slot) and anchored in the key store's row_versions after each
+        -- edit: an older copy put back is refused. 0 for rows never edited.
+        ALTER TABLE journal ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+        ALTER TABLE answer_parts ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
@@ -276,6 +286,21 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
         -- The newest revision of the person's sealed settings ever written (it is inside
         -- the sealed JSON, so it cannot be edited): an older one is a rolled-back row.
         ALTER TABLE identities ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
+        """,
+    ),
+    (
+        5,
+        """
+        -- The newest version of each edited or deleted sealed row (journal entry, answer
+        -- part), by its slot: a row older than its anchor is a copy put back; a deleted
+        -- row's anchor is one past its last version, so it cannot come back. Only rows
+        -- ever edited or deleted have one; /forget deletes them with the identity.
+        CREATE TABLE row_versions (
+            row_id TEXT NOT NULL,
+            slot TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            PRIMARY KEY (row_id, slot)
+        );
         """,
     ),
 )

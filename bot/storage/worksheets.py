@@ -39,6 +39,7 @@ class PartRow:
     text_enc: bytes
     created_at: int
     updated_at: int
+    version: int = 0  # bound into the sealing slot (crypto.versioned_slot)
 
     @property
     def slot(self) -> str:
@@ -64,11 +65,12 @@ def _part(row: Row) -> PartRow:
         text_enc=bytes(row["text_enc"]),
         created_at=int(row["created_at"]),
         updated_at=int(row["updated_at"]),
+        version=int(row["version"]),
     )
 
 
 _PROGRESS = "worksheet_id, position, finished_at, started_at, updated_at, question_id"
-_PARTS = "worksheet_id, question_id, message_id, text_enc, created_at, updated_at"
+_PARTS = "worksheet_id, question_id, message_id, text_enc, created_at, updated_at, version"
 # Parts in the order the person wrote them. Message ids rise within a chat, while the time
 # we stored a part need not: a crisis message is handled ahead of one queued before it.
 _PART_ORDER = "ORDER BY message_id"
@@ -133,12 +135,14 @@ class WorksheetStore:
         message_id: int,
         text_enc: bytes,
         now: int,
+        version: int = 0,
     ) -> bool:
         """Store one message of an answer; False if that message was stored already."""
         changed = await self.db.execute(
             "INSERT OR IGNORE INTO answer_parts (person_id, worksheet_id, question_id,"
-            " message_id, text_enc, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (person_id, worksheet_id, question_id, message_id, text_enc, now, now),
+            " message_id, text_enc, created_at, updated_at, version)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (person_id, worksheet_id, question_id, message_id, text_enc, now, now, version),
         )
         return changed > 0
 
@@ -151,12 +155,12 @@ class WorksheetStore:
         return None if row is None else _part(row)
 
     async def replace_part(
-        self, person_id: str, message_id: int, text_enc: bytes, now: int
+        self, person_id: str, message_id: int, text_enc: bytes, now: int, version: int
     ) -> None:
         await self.db.execute(
-            "UPDATE answer_parts SET text_enc = ?, updated_at = ?"
+            "UPDATE answer_parts SET text_enc = ?, updated_at = ?, version = ?"
             " WHERE person_id = ? AND message_id = ?",
-            (text_enc, now, person_id, message_id),
+            (text_enc, now, version, person_id, message_id),
         )
 
     async def parts(
@@ -183,6 +187,13 @@ class WorksheetStore:
             (person_id, worksheet_id, question_id),
         )
         return 0 if row is None else int(row["n"])
+
+    async def versioned(self) -> list[tuple[str, str, int]]:
+        """(person id, slot, version) of every part ever edited, for `keys reanchor`."""
+        rows = await self.db.fetch_all(
+            f"SELECT person_id, {_PARTS} FROM answer_parts WHERE version > 0"  # noqa: S608 - constant columns
+        )
+        return [(str(r["person_id"]), _part(r).slot, int(r["version"])) for r in rows]
 
     # --- deletion -----------------------------------------------------------------------
 

@@ -213,3 +213,41 @@ async def test_key_file_rotation_recovers_from_a_crash_at_any_step(
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE"
     await bot.stop()
+
+
+def restore(backup: Path, data: Path) -> None:
+    for suffix in ("-wal", "-shm"):
+        Path(f"{data}{suffix}").unlink(missing_ok=True)
+    data.write_bytes(backup.read_bytes())
+
+
+async def test_reanchor_after_restoring_an_older_data_backup(
+    bot: BotUnderTest, tmp_path: Path
+) -> None:
+    await bot.onboard(country="Ireland")
+    await bot.settle()
+    key = bot.settings.master_key
+    assert key is not None
+    backup = tmp_path / "data-backup.sqlite3"
+    made = run_cli(env_for(bot, key), "backup", str(backup), cwd=tmp_path)
+    assert made.returncode == 0, made.stderr
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    person.profile.silent = True  # changed after the backup: the key store anchors it
+    await bot.services.people.save(person)
+    await bot.stop()
+    restore(backup, bot.settings.data_db)  # the operator puts the older data back
+    await bot.start()
+    await bot.send("hello")
+    await bot.next(containing="can't be opened")  # locked out, as the README warns
+    await bot.stop()
+
+    unconfirmed = run_cli(env_for(bot, key), "keys", "reanchor", cwd=tmp_path)
+    assert unconfirmed.returncode == 2 and "--confirm" in unconfirmed.stderr
+    done = run_cli(env_for(bot, key), "keys", "reanchor", "--confirm", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "1 people" in done.stdout
+    await bot.start()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "IE"
+    assert not person.profile.silent  # the backup's settings, accepted as the newest

@@ -9,7 +9,7 @@ import pytest
 from bot.services.people import RolledBackError
 from bot.storage.database import Database
 from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.test_privacy import PERSON, write_everywhere
+from tests.e2e.test_privacy import CANARY, PERSON, write_everywhere
 
 # (which database, table, sealed column): every kind of row that holds a ciphertext.
 SEALED = [
@@ -96,3 +96,45 @@ async def test_a_rolled_back_row_is_refused_and_reported(
     await bot.send("hello")
     offer = await bot.next(containing="can't be opened")
     assert any(d == "forget:yes" for _, d in buttons_of(offer))
+
+
+async def test_a_rolled_back_journal_entry_is_refused_and_erasure_offered(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await write_everywhere(bot)  # ends with a journal entry by reply, then edited
+    db = bot.services.db
+    rows = await db.fetch_all("SELECT entry_id, version FROM journal")
+    assert any(int(r["version"]) > 0 for r in rows)  # the edit moved its version on
+    # An older copy of the entry put back: the version before the edit, its old text.
+    person = await bot.services.people.load(PERSON)
+    assert person is not None
+    entry = next(r for r in rows if int(r["version"]) > 0)
+    slot = f"journal:{entry['entry_id']}"
+    await db.execute(
+        "UPDATE journal SET text_enc = ?, version = 0 WHERE entry_id = ?",
+        (person.cipher.seal_text(slot, "an older text"), entry["entry_id"]),
+    )
+    await bot.restart()
+    await bot.send("/journal", user=PERSON)
+    offer = await bot.next(PERSON, containing="can't be opened")
+    assert any(d == "forget:yes" for _, d in buttons_of(offer))
+    assert "refused a rolled-back journal row" in caplog.text
+    assert CANARY not in caplog.text and "an older text" not in caplog.text
+
+
+async def test_rows_left_by_a_forget_that_stopped_half_way_are_swept_at_start(
+    bot: BotUnderTest,
+) -> None:
+    await write_everywhere(bot)
+    await bot.onboard()  # someone else, who must keep everything
+    gone = bot.services.people.person_id(PERSON)
+    kept = bot.services.people.person_id(USER)
+    # The crash: the key store's delete committed, the rows' delete never ran.
+    await bot.services.keys.destroy_identity(gone)
+    await bot.restart()
+    db = bot.services.db
+    for table in ("people", "journal", "answer_parts", "worksheet_progress", "deliveries"):
+        row = await db.fetch_one(f"SELECT COUNT(*) AS n FROM {table} WHERE person_id = ?", (gone,))
+        assert row is not None and row["n"] == 0, table
+    assert await bot.services.people.load(USER) is not None
+    assert bot.services.people.person_id(USER) == kept

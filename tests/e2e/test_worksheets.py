@@ -47,7 +47,10 @@ async def person_of(bot: BotUnderTest) -> Person:
 
 def svc(bot: BotUnderTest) -> WorksheetService:
     return WorksheetService(
-        WorksheetStore(bot.services.db), bot.services.content.worksheets, bot.services.clock
+        WorksheetStore(bot.services.db),
+        bot.services.content.worksheets,
+        bot.services.clock,
+        bot.services.keys,
     )
 
 
@@ -314,7 +317,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     person = await person_of(bot)
     expected = await export.collect(
         svc(bot),
-        JournalStore(bot.services.db),
+        bot.services.journal,
         person,
         {p.id: p.text for p in bot.services.content.prompts},
         bot.services.tx,

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from bot.clock import ManualClock
-from bot.crypto import PersonCipher
+from bot.crypto import MasterKey, PersonCipher
 from bot.services import export
 from bot.services.no_contact import MarkKind, State
 from bot.services.people import Person, Profile
@@ -21,6 +21,7 @@ from bot.services.urge import UrgeService, offer_back_at
 from bot.services.urge_export import export_parts
 from bot.services.worksheets import WorksheetService
 from bot.storage.database import Database
+from bot.storage.keystore import KeyStore
 from bot.storage.schema import MIGRATIONS
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
@@ -32,6 +33,13 @@ START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 
 def tx(key: str, **values: object) -> str:
     return shared_content().texts(key, **values)
+
+
+@pytest.fixture
+async def keys(tmp_path: Path) -> AsyncIterator[KeyStore]:
+    store = await KeyStore.open(tmp_path / "keys.sqlite3", MasterKey(os.urandom(32)))
+    yield store
+    await store.close()
 
 
 @pytest.fixture
@@ -53,15 +61,17 @@ async def make_person(db: Database, person_id: str = "r" + "1" * 32) -> Person:
     return Person(person_id, 1, profile, "", True, PersonCipher(person_id, os.urandom(32)))
 
 
-def service(db: Database, clock: ManualClock) -> UrgeService:
-    worksheets = WorksheetService(WorksheetStore(db), shared_content().worksheets, clock)
+def service(db: Database, clock: ManualClock, keys: KeyStore) -> UrgeService:
+    worksheets = WorksheetService(WorksheetStore(db), shared_content().worksheets, clock, keys)
     # No people service or texts: nothing here loads a person by id or writes the check-in line.
     return UrgeService(UrgeStore(db), worksheets, None, shared_content().texts, clock)  # type: ignore[arg-type]
 
 
-async def test_an_urge_is_sealed_and_its_check_back_is_claimed_once(db: Database) -> None:
+async def test_an_urge_is_sealed_and_its_check_back_is_claimed_once(
+    db: Database, keys: KeyStore
+) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     urge = await urges.start(person, 8)
     await urges.set_trigger(person, urge.urge_id, "other", "  the song on the radio  ")
@@ -87,9 +97,9 @@ async def test_an_urge_is_sealed_and_its_check_back_is_claimed_once(db: Database
     assert (await urges.urges(person, START))[0].event().eased
 
 
-async def test_a_check_back_hours_late_is_dropped_not_sent(db: Database) -> None:
+async def test_a_check_back_hours_late_is_dropped_not_sent(db: Database, keys: KeyStore) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     await urges.start(person, 6)
     clock.advance(timedelta(hours=3))  # the bot was down
@@ -98,9 +108,11 @@ async def test_a_check_back_hours_late_is_dropped_not_sent(db: Database) -> None
     assert await urges.claim_follow_ups() == []
 
 
-async def test_the_promise_moves_the_check_back_to_twenty_minutes_from_now(db: Database) -> None:
+async def test_the_promise_moves_the_check_back_to_twenty_minutes_from_now(
+    db: Database, keys: KeyStore
+) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     urge = await urges.start(person, 6)
     clock.advance(timedelta(minutes=15))
@@ -128,9 +140,9 @@ def test_the_draft_comes_back_the_next_day_in_daytime(written: datetime, offered
     assert offer_back_at(written, LONDON) == offered
 
 
-async def test_a_held_draft_is_offered_once_or_postponed(db: Database) -> None:
+async def test_a_held_draft_is_offered_once_or_postponed(db: Database, keys: KeyStore) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     draft = await urges.hold_draft(person, "please call me")
     row = await db.fetch_one("SELECT text_enc FROM urge_drafts")
@@ -148,9 +160,9 @@ async def test_a_held_draft_is_offered_once_or_postponed(db: Database) -> None:
     assert await urges.drafts(person) == []
 
 
-async def test_no_contact_marks_and_stale_buttons(db: Database) -> None:
+async def test_no_contact_marks_and_stale_buttons(db: Database, keys: KeyStore) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     assert (await urges.count(person)).state is State.OFF
     assert await urges.mark(person, MarkKind.PAUSE) is None  # nothing to pause
@@ -163,9 +175,9 @@ async def test_no_contact_marks_and_stale_buttons(db: Database) -> None:
     assert reset is not None and reset.day == 1 and len(reset.stretches) == 2
 
 
-async def test_the_export_has_its_own_sections(db: Database) -> None:
+async def test_the_export_has_its_own_sections(db: Database, keys: KeyStore) -> None:
     clock = ManualClock(START)
-    urges = service(db, clock)
+    urges = service(db, clock, keys)
     person = await make_person(db)
     urge = await urges.start(person, 9)
     await urges.set_trigger(person, urge.urge_id, "loneliness")

@@ -65,7 +65,7 @@ async def world(tmp_path: Path) -> AsyncIterator[World]:
         PeopleStore(db), keys, await keys.pseudonym_key(), clock, listeners=(ledger,)
     )
     worksheets = shared_content().worksheets
-    data = WorksheetService(WorksheetStore(db), worksheets, clock)
+    data = WorksheetService(WorksheetStore(db), worksheets, clock, keys)
     flow = WorksheetFlow(data, people, ledger)
     ws, other = list(worksheets.values())[:2]
     person = await people.create(1, 1, "")
