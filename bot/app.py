@@ -50,7 +50,7 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
@@ -105,7 +105,7 @@ class Foundation:
 
     settings: Settings
     content: Content
-    db: Database
+    db: Backend
     keys: KeyStore
     pseudonym_key: bytes
     clock: Clock
@@ -135,6 +135,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         clock=clock,
         sender=make_sender(app.bot, content.texts),
         is_running=lambda: app.running,
+        # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
+        leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
     )
     return Services(
         settings=settings,

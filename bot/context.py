@@ -19,7 +19,7 @@ from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.worksheet_flow import WorksheetFlow
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 from bot.texts import Tx
 
@@ -36,7 +36,7 @@ class Services:
 
     settings: Settings
     content: Content
-    db: Database
+    db: Backend
     keys: KeyStore
     clock: Clock
     people: PeopleService

@@ -25,10 +25,10 @@ from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.services.ledger import MessageLedger
-from bot.storage.database import Database
+from bot.storage.backend import Backend
+from bot.storage.engines import open_data_database
 from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
-from bot.storage.schema import MIGRATIONS
 
 log = logging.getLogger(__name__)
 
@@ -38,7 +38,7 @@ PRUNE_EVERY = 60  # flushes between prunings of ids older than the delete window
 
 @dataclass
 class Storage:
-    db: Database
+    db: Backend
     keys: KeyStore
 
     async def close(self) -> None:
@@ -48,9 +48,9 @@ class Storage:
 
 async def open_storage(settings: Settings) -> Storage:
     master = resolve_master_key(settings)
-    keys = await KeyStore.open(settings.key_db, master)
+    keys = await KeyStore.open(settings.key_target, master)
     try:
-        db = await Database.open(settings.data_db, MIGRATIONS)
+        db = await open_data_database(settings.data_target)
     except BaseException:
         await keys.close()
         raise
@@ -151,6 +151,8 @@ class Runtime:
         services = self.services
         if services is not None:
             await services.urgent_bot.shutdown()
+            with contextlib.suppress(Exception):
+                await services.dispatcher.close()
             with contextlib.suppress(Exception):
                 await services.ledger.flush()
         if self.storage is not None:

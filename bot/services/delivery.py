@@ -65,6 +65,7 @@ from bot.services.schedule import (
     next_occurrence,
     parse_local_time,
 )
+from bot.storage.backend import Leadership, SoleLeadership
 from bot.storage.deliveries import (
     CLAIMED,
     DELIVERED,
@@ -227,6 +228,7 @@ class PassReport:
     claim_seconds: float = 0.0
     record_seconds: float = 0.0
     seconds: float = 0.0
+    standby: bool = False  # another replica holds the dispatcher's lock: nothing was read
 
 
 @dataclass(slots=True)
@@ -261,6 +263,7 @@ class Dispatcher:
         clock: Clock,
         sender: Sender,
         is_running: Callable[[], bool] = lambda: True,
+        leadership: Leadership | None = None,
         batch_size: int = BATCH_SIZE,
         concurrency: int = CONCURRENCY,
         grace: dt.timedelta = GRACE,
@@ -274,6 +277,9 @@ class Dispatcher:
         self._clock = clock
         self._sender = sender
         self._is_running = is_running
+        # Several replicas tick; only the holder claims (docs/scaling.md). Claims stay
+        # exactly-once without it (the claim locks its rows); it keeps one sender in budget.
+        self._leadership = leadership or SoleLeadership()
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._grace = grace
@@ -309,6 +315,9 @@ class Dispatcher:
         """Send every prompt due now; return what happened. Passes never overlap."""
         async with self._lock:
             report = PassReport()
+            if not await self._leadership.hold():
+                report.standby = True
+                return report
             started = time.perf_counter()
             semaphore = asyncio.Semaphore(self._concurrency)
             low_water = max(self._concurrency, self._batch_size // 4)
@@ -321,7 +330,7 @@ class Dispatcher:
                     room.set()
 
             try:
-                while self._is_running():
+                while self._is_running() and await self._leadership.hold():
                     claims, more = await self._claim_batch(report)
                     for claim in claims:
                         task = asyncio.create_task(self._deliver(claim, semaphore, report))
@@ -356,6 +365,10 @@ class Dispatcher:
                     report.seconds,
                 )
             return report
+
+    async def close(self) -> None:
+        """Give up the dispatcher's lock, so a standby replica takes over at its next tick."""
+        await self._leadership.close()
 
     async def claim(self) -> list[Claim]:
         """Claim one batch without sending it: for tests that stage a crash after a claim."""

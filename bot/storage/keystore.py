@@ -14,11 +14,9 @@ import secrets
 import time
 from pathlib import Path
 
-import aiosqlite
-
 from bot.crypto import MasterKey, random_key
-from bot.storage.database import Database
-from bot.storage.schema import KEYSTORE_MIGRATIONS
+from bot.storage.backend import Backend, Tx
+from bot.storage.engines import open_key_database
 
 _PSEUDONYM_LABEL = "pseudonym"
 _CURRENT = "data_keys"
@@ -39,7 +37,7 @@ class RotationError(Exception):
 
 
 class KeyStore:
-    def __init__(self, db: Database, master: MasterKey) -> None:
+    def __init__(self, db: Backend, master: MasterKey) -> None:
         self.db = db
         self._master = master
         self._table = _CURRENT  # where this master key's wraps are
@@ -50,8 +48,9 @@ class KeyStore:
         self._version_of: dict[str, int] = {}
 
     @classmethod
-    async def open(cls, path: Path, master: MasterKey) -> KeyStore:
-        db = await Database.open(path, KEYSTORE_MIGRATIONS)
+    async def open(cls, target: Path | str, master: MasterKey) -> KeyStore:
+        """`target`: the key store's file, or its own PostgreSQL database's URL."""
+        db = await open_key_database(target)
         store = cls(db, master)
         try:
             await store._check_or_initialise()
@@ -77,12 +76,12 @@ class KeyStore:
             if staged is not None and self._master.matches(bytes(staged["check_value"])):
                 self._table = _NEXT
                 return
-            raise WrongMasterKeyError(f"the master key does not match the key store {self.db.path}")
-        async with self.db.transaction() as conn:
-            await conn.execute(
+            raise WrongMasterKeyError(f"the master key does not match the key store {self.db.name}")
+        async with self.db.transaction() as tx:
+            await tx.execute(
                 "INSERT INTO meta (name, value) VALUES ('check', ?)", (self._master.check_value(),)
             )
-            await conn.execute(
+            await tx.execute(
                 "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
                 (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
             )
@@ -136,10 +135,10 @@ class KeyStore:
         """Cut the link and shred the key, in one transaction: afterwards nothing here names
         the row id, so no copy of the data database can be tied to the person."""
         owner = self._owner_of.get(row_id, row_id)
-        async with self.db.transaction() as conn:
-            await conn.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
+        async with self.db.transaction() as tx:
+            await tx.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
             for table in (_CURRENT, _NEXT):
-                await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
+                await tx.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
         self._owner_of.pop(row_id, None)
         self._version_of.pop(row_id, None)
         for handle in [h for h, r in self._row_of.items() if r == row_id]:
@@ -149,23 +148,19 @@ class KeyStore:
     async def adopt_legacy_keys(self) -> dict[str, str]:
         """Data keys from before identities (named by the handle itself) get a random row id.
         Returns handle -> row id for every such person, to move their data rows."""
-        async with self.db.transaction() as conn:
-            rows = list(
-                await conn.execute_fetchall(
-                    f"SELECT person_id FROM {_CURRENT} WHERE person_id NOT IN"  # noqa: S608 - constant table
-                    " (SELECT owner FROM identities)"
-                )
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch_all(
+                f"SELECT person_id FROM {_CURRENT} WHERE person_id NOT IN"  # noqa: S608 - constant table
+                " (SELECT owner FROM identities)"
             )
             for row in rows:
                 handle = str(row["person_id"])
-                await conn.execute(
+                await tx.execute(
                     "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
                     (handle, new_row_id(), handle),
                 )
-            legacy = list(
-                await conn.execute_fetchall(
-                    "SELECT handle, row_id FROM identities WHERE owner = handle"
-                )
+            legacy = await tx.fetch_all(
+                "SELECT handle, row_id FROM identities WHERE owner = handle"
             )
         self._row_of.clear()
         self._owner_of.clear()
@@ -217,8 +212,8 @@ class KeyStore:
     async def create_data_key(self, person_id: str) -> bytes:
         """Return the person's key, making one if they have none (safe to call twice)."""
         key = random_key()
-        async with self.db.transaction() as conn:
-            await conn.execute(
+        async with self.db.transaction() as tx:
+            await tx.execute(
                 f"INSERT OR IGNORE INTO {self._table} (person_id, wrapped, created_at)"  # noqa: S608 - constant table
                 " VALUES (?, ?, ?)",
                 (person_id, self._master.wrap(key, person_id), int(time.time())),
@@ -228,9 +223,9 @@ class KeyStore:
         return stored
 
     async def destroy_data_key(self, person_id: str) -> None:
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             for table in (_CURRENT, _NEXT):
-                await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (person_id,))  # noqa: S608 - constant table
+                await tx.execute(f"DELETE FROM {table} WHERE person_id = ?", (person_id,))  # noqa: S608 - constant table
         await self.db.checkpoint()
 
     # --- rotation ------------------------------------------------------------------------
@@ -251,15 +246,15 @@ class KeyStore:
         if new_master.key_id == self._master.key_id:
             raise RotationError("the new master key is the current one")
         pseudo = await self.pseudonym_key()
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             # Read inside the transaction, so a key added meanwhile is wrapped too.
-            rows = list(await conn.execute_fetchall(f"SELECT person_id, wrapped FROM {_CURRENT}"))  # noqa: S608 - constant table
+            rows = await tx.fetch_all(f"SELECT person_id, wrapped FROM {_CURRENT}")  # noqa: S608 - constant table
             keys: dict[str, bytes] = {}
             for row in rows:
                 pid = str(row["person_id"])
                 keys[pid] = self._master.unwrap(bytes(row["wrapped"]), pid)
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(
                 "INSERT INTO next_master (key_id, check_value, pseudonym_key) VALUES (?, ?, ?)",
                 (
                     new_master.key_id,
@@ -267,9 +262,10 @@ class KeyStore:
                     new_master.wrap(pseudo, _PSEUDONYM_LABEL),
                 ),
             )
-            await conn.executemany(
-                f"INSERT OR REPLACE INTO {_NEXT} (person_id, wrapped, created_at)"  # noqa: S608 - constant table
-                " VALUES (?, ?, ?)",
+            await tx.executemany(
+                f"INSERT INTO {_NEXT} (person_id, wrapped, created_at) VALUES (?, ?, ?)"  # noqa: S608 - constant table
+                " ON CONFLICT (person_id) DO UPDATE"
+                " SET wrapped = excluded.wrapped, created_at = excluded.created_at",
                 [(pid, new_master.wrap(key, pid), int(time.time())) for pid, key in keys.items()],
             )
         await self.db.checkpoint()
@@ -277,9 +273,9 @@ class KeyStore:
 
     async def unstage(self) -> None:
         """Drop a staged key (a rotation whose new key was not delivered)."""
-        async with self.db.transaction() as conn:
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
+        async with self.db.transaction() as tx:
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
         await self.db.checkpoint()
 
     async def retire_old_key(self) -> int:
@@ -289,9 +285,9 @@ class KeyStore:
             raise RotationError(
                 "no rotation is staged for this master key (is BOT_MASTER_KEY the new key?)"
             )
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             missing = await _scalar(
-                conn,
+                tx,
                 "SELECT COUNT(*) FROM data_keys"
                 " WHERE person_id NOT IN (SELECT person_id FROM data_keys_next)",
             )
@@ -300,30 +296,24 @@ class KeyStore:
                     f"{missing} data key(s) were added under the old key after staging; "
                     "run `keys rotate` again with the old key, then retire"
                 )
-            staged = next(
-                iter(
-                    await conn.execute_fetchall(
-                        "SELECT check_value, pseudonym_key FROM next_master"
-                    )
-                )
-            )
-            await conn.execute(f"DELETE FROM {_CURRENT}")  # noqa: S608 - constant table
-            await conn.execute(
+            staged = await tx.fetch_one("SELECT check_value, pseudonym_key FROM next_master")
+            assert staged is not None
+            await tx.execute(f"DELETE FROM {_CURRENT}")  # noqa: S608 - constant table
+            await tx.execute(
                 f"INSERT INTO {_CURRENT} (person_id, wrapped, created_at)"  # noqa: S608 - constant tables
                 f" SELECT person_id, wrapped, created_at FROM {_NEXT}"
             )
-            count = await _scalar(conn, "SELECT COUNT(*) FROM data_keys")
-            await conn.execute("UPDATE meta SET value = ? WHERE name = 'check'", (staged[0],))
-            await conn.execute(
-                "UPDATE meta SET value = ? WHERE name = 'pseudonym_key'", (staged[1],)
-            )
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
+            count = await _scalar(tx, "SELECT COUNT(*) FROM data_keys")
+            await tx.execute("UPDATE meta SET value = ? WHERE name = 'check'", (staged[0],))
+            await tx.execute("UPDATE meta SET value = ? WHERE name = 'pseudonym_key'", (staged[1],))
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
         self._table = _CURRENT
         await self.db.checkpoint()
         return count
 
 
-async def _scalar(conn: aiosqlite.Connection, sql: str) -> int:
-    rows = list(await conn.execute_fetchall(sql))
-    return int(rows[0][0])
+async def _scalar(tx: Tx, sql: str) -> int:
+    row = await tx.fetch_one(sql)
+    assert row is not None
+    return int(row[0])
