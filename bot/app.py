@@ -40,10 +40,17 @@ from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
+from bot.metrics import Metrics
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
-from bot.services.delivery import Dispatcher
+from bot.services.delivery import (
+    BULK_RATE,
+    GRACE,
+    PAID_BROADCAST_RATE,
+    Dispatcher,
+    PassReport,
+)
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
 from bot.services.ledger import MessageLedger
@@ -120,6 +127,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         base.clock,
     )
     people_store = PeopleStore(db)
+    metrics = Metrics()
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
     people = PeopleService(
@@ -137,6 +145,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         is_running=lambda: app.running,
         # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
         leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
+        # Two senders with paid broadcasts share the budget: each counts on half of it.
+        send_rate=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+        observe=lambda report: observe_pass(metrics, report),
     )
     return Services(
         settings=settings,
@@ -147,13 +158,32 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         people=people,
         ledger=ledger,
         crisis_cache=crisis_cache,
-        crisis_counter=CrisisCounter(people_store),
+        crisis_counter=CrisisCounter(people_store, metrics),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
         exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
         urgent_bot=urgent_bot,
+        metrics=metrics,
     )
+
+
+def observe_pass(metrics: Metrics, report: PassReport) -> None:
+    metrics.dispatcher_leader.set(0 if report.standby else 1)
+    if report.standby:
+        return
+    metrics.due_depth.set(report.backlog)
+    metrics.due_drain_seconds.set(report.drain_seconds)
+    metrics.due_overrun.set(1 if report.drain_seconds > GRACE.total_seconds() else 0)
+    for outcome, count in (
+        ("sent", report.sent),
+        ("skipped", report.skipped),
+        ("failed", report.failed),
+        ("blocked", report.blocked),
+        ("unknown", report.unknown),
+    ):
+        if count:
+            metrics.prompts.labels(outcome=outcome).inc(count)
 
 
 def build_application(base: Foundation, *, throttle: bool = True, backoff: float = 0.5) -> Wired:

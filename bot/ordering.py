@@ -20,6 +20,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from telegram import Update
@@ -45,6 +46,12 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._turns: dict[int, deque[asyncio.Future[None]]] = {}
         # Set by app.py: sends the crisis reply for an urgent update before anything waits.
         self.early_reply: Callable[[Update], Awaitable[None]] | None = None
+        # Webhook mode: update ids whose early reply the route already sent (before it
+        # looked the update id up), so it is not sent twice.
+        self.replied_early: set[int] = set()
+        # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
+        # reply, so two replicas never change one person's state at once.
+        self.chat_guard: Callable[[int], AbstractAsyncContextManager[None]] | None = None
 
     def is_urgent(self, update: object) -> bool:
         if not isinstance(update, Update):
@@ -68,7 +75,13 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         turn = self._take_turn(chat.id)
         try:
             urgent = self.is_urgent(update)
-            if urgent and self.early_reply is not None and isinstance(update, Update):
+            replied = isinstance(update, Update) and self._replied(update.update_id)
+            if (
+                urgent
+                and not replied
+                and self.early_reply is not None
+                and isinstance(update, Update)
+            ):
                 # The reply goes out now, ahead of everything, even the person's own previous
                 # update (which may be waiting out a 429). What the message means otherwise
                 # (a worksheet answer, a journal entry) is handled below in the chat's order,
@@ -78,15 +91,23 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                 except Exception as exc:  # the crisis group tries again in order
                     log.warning("early crisis reply failed: %s", type(exc).__name__)
             await turn
+            guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
             # holding slots others need. A crisis message takes none: it must not queue.
-            if urgent:
-                await coroutine
-            else:
-                async with self._slots:
+            async with guard:
+                if urgent:
                     await coroutine
+                else:
+                    async with self._slots:
+                        await coroutine
         finally:
             self._end_turn(chat.id, turn)
+
+    def _replied(self, update_id: int) -> bool:
+        if update_id in self.replied_early:
+            self.replied_early.discard(update_id)
+            return True
+        return False
 
     def _take_turn(self, chat_id: int) -> asyncio.Future[None]:
         queue = self._turns.setdefault(chat_id, deque())

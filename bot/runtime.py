@@ -21,14 +21,18 @@ from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
+from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
+from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.ledger import MessageLedger
 from bot.storage.backend import Backend
 from bot.storage.engines import open_data_database
 from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
+from bot.storage.updates import UpdateStore
+from bot.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +92,7 @@ class Runtime:
         # The scheduler's repeating jobs by name (tests pause the daily tick through this).
         self.jobs: dict[str, Job[Any]] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self.webhook: WebhookServer | None = None
         self._lock = DataDirLock(settings.data_dir, "starting another")
 
     async def start(self) -> None:
@@ -96,13 +101,9 @@ class Runtime:
         self._lock.acquire()
         storage = await open_storage(self.settings)
         self.storage = storage
+        pseudonym_key = await storage.keys.pseudonym_key()
         base = Foundation(
-            self.settings,
-            content,
-            storage.db,
-            storage.keys,
-            await storage.keys.pseudonym_key(),
-            self.clock,
+            self.settings, content, storage.db, storage.keys, pseudonym_key, self.clock
         )
         wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
         app, services = wired.app, wired.services
@@ -111,6 +112,11 @@ class Runtime:
         await services.urgent_bot.initialize()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
         await app.bot.set_my_commands(menu_commands(services, wired.hub))
+        if self.settings.webhook_url is not None:
+            await app.start()
+            await self._serve_webhook(app, services, storage.db, pseudonym_key)
+            log.info("bot started (webhook)")
+            return
         if app.updater is None:
             raise RuntimeError("the PTB Application was built without an Updater")
         await app.updater.start_polling(
@@ -121,6 +127,28 @@ class Runtime:
         await app.start()
         log.info("bot started")
 
+    async def _serve_webhook(
+        self, app: StApp, services: Services, db: Backend, pseudonym_key: bytes
+    ) -> None:
+        """Updates arrive by POST (bot/webhook.py); `python -m bot webhook set` tells
+        Telegram where. Each person's updates hold their lock across replicas."""
+        settings = self.settings
+        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        processor = app.update_processor
+        if isinstance(processor, CrisisFirstUpdateProcessor):
+            processor.chat_guard = lambda chat_id: db.person_lock(pseudonym(pseudonym_key, chat_id))
+        server = WebhookServer(
+            app,
+            url=settings.webhook_url,
+            listen=settings.webhook_listen,
+            secret=settings.webhook_secret,
+            seen=UpdateStore(db),
+            metrics=services.metrics,
+            clock=self.clock,
+        )
+        await server.start()
+        self.webhook = server
+
     async def _flush_message_ids_forever(self, ledger: MessageLedger) -> None:
         rounds = 0
         while True:
@@ -130,10 +158,15 @@ class Runtime:
                 await ledger.flush()
                 if rounds % PRUNE_EVERY == 0:
                     await ledger.prune()
+                    if self.webhook is not None:
+                        await self.webhook.prune()
             except Exception as exc:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 
     async def stop(self) -> None:
+        if self.webhook is not None:
+            await self.webhook.stop()  # first: no new updates while the rest stops
+            self.webhook = None
         if self._flusher is not None:
             self._flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):

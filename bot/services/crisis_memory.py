@@ -7,6 +7,7 @@ whenever a person is loaded or saved), so the reply to "help" never waits on the
 
 from __future__ import annotations
 
+from bot.metrics import Metrics
 from bot.storage.people import PeopleStore
 
 
@@ -41,8 +42,11 @@ class CrisisCache:
 
 
 class CrisisCounter:
-    def __init__(self, store: PeopleStore) -> None:
+    def __init__(self, store: PeopleStore, metrics: Metrics | None = None) -> None:
         self._store = store
+        self._metrics = metrics
 
     async def count(self, day: str, kind: str) -> None:
+        if self._metrics is not None:  # first: the stored count may fail with storage
+            self._metrics.crisis_replies.labels(kind=kind).inc()
         await self._store.count_crisis(day, kind)

@@ -85,6 +85,9 @@ GRACE = dt.timedelta(hours=2)
 SNOOZE = dt.timedelta(hours=1)
 # How long after a prompt a reply, a snooze or a skip still belongs to it.
 REPLY_WINDOW = dt.timedelta(hours=12)
+# Telegram's bulk rate (Bots FAQ: about 30 messages a second), and with paid broadcasts.
+BULK_RATE = 30.0
+PAID_BROADCAST_RATE = 1000.0
 BATCH_SIZE = 500
 # Sends at once. Enough to keep PTB's 30/s limiter fed at round-trips up to ~500 ms, and
 # few enough that a person's own reply, queued in the same limiter, waits behind at most
@@ -229,6 +232,8 @@ class PassReport:
     record_seconds: float = 0.0
     seconds: float = 0.0
     standby: bool = False  # another replica holds the dispatcher's lock: nothing was read
+    backlog: int = 0  # due at the start of the pass
+    drain_seconds: float = 0.0  # the backlog at the send rate
 
 
 @dataclass(slots=True)
@@ -264,6 +269,8 @@ class Dispatcher:
         sender: Sender,
         is_running: Callable[[], bool] = lambda: True,
         leadership: Leadership | None = None,
+        send_rate: float = BULK_RATE,
+        observe: Callable[[PassReport], None] | None = None,
         batch_size: int = BATCH_SIZE,
         concurrency: int = CONCURRENCY,
         grace: dt.timedelta = GRACE,
@@ -280,6 +287,8 @@ class Dispatcher:
         # Several replicas tick; only the holder claims (docs/scaling.md). Claims stay
         # exactly-once without it (the claim locks its rows); it keeps one sender in budget.
         self._leadership = leadership or SoleLeadership()
+        self._send_rate = send_rate
+        self._observe = observe
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._grace = grace
@@ -317,7 +326,10 @@ class Dispatcher:
             report = PassReport()
             if not await self._leadership.hold():
                 report.standby = True
+                if self._observe is not None:
+                    self._observe(report)
                 return report
+            await self._measure_backlog(report)
             started = time.perf_counter()
             semaphore = asyncio.Semaphore(self._concurrency)
             low_water = max(self._concurrency, self._batch_size // 4)
@@ -364,7 +376,25 @@ class Dispatcher:
                     report.conflicts,
                     report.seconds,
                 )
+            if self._observe is not None:
+                self._observe(report)
             return report
+
+    async def _measure_backlog(self, report: PassReport) -> None:
+        """How many are due now, and whether the send rate gets through them within the
+        grace window: said as a metric and a log line, not found out by skipped people."""
+        report.backlog = await self.store.due_count(int(self._clock().timestamp()))
+        report.drain_seconds = report.backlog / self._send_rate
+        grace = self._grace.total_seconds()
+        if report.drain_seconds > grace:
+            log.warning(
+                "the due queue holds %d prompts: about %d min at %d/s, past the %d-min grace"
+                " window; people at its end will be skipped (BOT_PAID_BROADCAST raises the rate)",
+                report.backlog,
+                report.drain_seconds // 60,
+                self._send_rate,
+                grace // 60,
+            )
 
     async def close(self) -> None:
         """Give up the dispatcher's lock, so a standby replica takes over at its next tick."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import enum
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -118,6 +118,11 @@ class Backend(ABC):
 
     @abstractmethod
     async def backup_to(self, target: Path) -> None: ...
+
+    def person_lock(self, handle: str) -> AbstractAsyncContextManager[None]:
+        """Held while one replica handles one person's update. SQLite: one process, whose
+        update processor already runs each chat in order, so nothing to take."""
+        return nullcontext()
 
     def leadership(self, name: str, *, slots: int = 1) -> Leadership:
         """Who may run the singleton `name` (the dispatcher): `slots` holders at most."""

@@ -211,6 +211,14 @@ class DeliveryStore:
             for r in rows
         ]
 
+    async def due_count(self, now: int) -> int:
+        row = await self.db.fetch_one(
+            "SELECT COUNT(*) AS n FROM people WHERE next_due_utc IS NOT NULL AND active = 1"
+            " AND next_due_utc <= ?",
+            (now,),
+        )
+        return 0 if row is None else int(row["n"])
+
     async def histories(self, person_ids: Sequence[str]) -> dict[str, list[DeliveryRow]]:
         """Every record of each person, oldest local date first."""
         found: dict[str, list[DeliveryRow]] = {pid: [] for pid in person_ids}

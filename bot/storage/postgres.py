@@ -12,6 +12,7 @@ database, backed up apart) is gone: the rows left behind cannot be opened. READM
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import zlib
@@ -39,6 +40,9 @@ log = logging.getLogger(__name__)
 
 POOL_MIN = 1
 POOL_MAX = 10
+# Connections that only hold per-person locks while an update is handled: apart from the
+# main pool, so a handler holding a lock never waits for a connection a lock holds.
+LOCK_POOL_MAX = 16
 CONNECT_TIMEOUT = 10.0
 _COUNT = re.compile(r"(\d+)$")
 
@@ -150,6 +154,8 @@ class PostgresDatabase(Backend):
         self.pool = pool
         self.url = url
         self.name = display_name(url)
+        self._lock_pool: asyncpg.Pool | None = None
+        self._lock_pool_made = asyncio.Lock()
 
     @classmethod
     async def open(
@@ -172,7 +178,26 @@ class PostgresDatabase(Backend):
         return db
 
     async def close(self) -> None:
+        if self._lock_pool is not None:
+            await self._lock_pool.close()
         await self.pool.close()
+
+    @asynccontextmanager
+    async def person_lock(self, handle: str) -> AsyncIterator[None]:
+        """A session advisory lock keyed by the person's handle (an HMAC: pg_locks shows 32
+        bits of it, nothing about the person), released however the holder ends."""
+        async with self._lock_pool_made:
+            if self._lock_pool is None:
+                self._lock_pool = await asyncpg.create_pool(
+                    self.url, min_size=0, max_size=LOCK_POOL_MAX, timeout=CONNECT_TIMEOUT
+                )
+        key = lock_key("person:" + handle)
+        async with self._lock_pool.acquire() as conn:
+            await conn.execute("SELECT pg_advisory_lock($1)", key)
+            try:
+                yield
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock($1)", key)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTx]:

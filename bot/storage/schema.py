@@ -107,6 +107,20 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ALTER TABLE chat_messages ADD COLUMN quotes TEXT;
         """,
     ),
+    (
+        8,
+        """
+        -- Webhook mode: update ids already handled, so a redelivery (Telegram retries, or
+        -- another replica got it first) changes nothing twice. Bot-wide ids, no person;
+        -- pruned after 24 hours, Telegram's own retention. (8: 4-7 are taken by features
+        -- in flight; numbers only need to rise.)
+        CREATE TABLE seen_updates (
+            update_id INTEGER PRIMARY KEY,
+            seen_at INTEGER NOT NULL
+        );
+        CREATE INDEX seen_updates_age ON seen_updates (seen_at);
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

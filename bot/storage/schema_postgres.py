@@ -26,6 +26,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[int, str], ...] = (
     ported(MIGRATIONS, 1),
     ported(MIGRATIONS, 2),
     ported(MIGRATIONS, 3),
+    ported(MIGRATIONS, 8),
 )
 
 POSTGRES_KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
