@@ -129,7 +129,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people_store = PeopleStore(db)
     metrics = Metrics()
     ledger = MessageLedger(people_store, clock)
-    crisis_cache = CrisisCache()
+    # With other replicas, a person's settings may change elsewhere (change notices keep
+    # this cache fresh, the TTL is the backstop); alone on SQLite, nothing changes behind it.
+    crisis_cache = CrisisCache(ttl=CRISIS_CACHE_TTL if settings.on_postgres else None)
     people = PeopleService(
         people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
     )
@@ -166,6 +168,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         urgent_bot=urgent_bot,
         metrics=metrics,
     )
+
+
+CRISIS_CACHE_TTL = 60.0  # seconds
 
 
 def observe_pass(metrics: Metrics, report: PassReport) -> None:

@@ -27,10 +27,11 @@ from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.ledger import MessageLedger
-from bot.storage.backend import Backend
+from bot.storage.backend import Backend, Subscription
 from bot.storage.engines import open_data_database
 from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
+from bot.storage.people import PERSON_CHANNEL
 from bot.storage.updates import UpdateStore
 from bot.webhook import WebhookServer
 
@@ -93,6 +94,7 @@ class Runtime:
         self.jobs: dict[str, Job[Any]] = {}
         self._flusher: asyncio.Task[None] | None = None
         self.webhook: WebhookServer | None = None
+        self._subscription: Subscription | None = None
         self._lock = DataDirLock(settings.data_dir, "starting another")
 
     async def start(self) -> None:
@@ -110,6 +112,9 @@ class Runtime:
         self.app, self.services, self.jobs = app, services, wired.jobs
         await app.initialize()
         await services.urgent_bot.initialize()
+        # Settings changed on another replica reach this one's crisis cache (PostgreSQL).
+        self._subscription = storage.db.subscription(PERSON_CHANNEL, services.people.heard)
+        await self._subscription.ensure()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
         await app.bot.set_my_commands(menu_commands(services, wired.hub))
         if self.settings.webhook_url is not None:
@@ -155,6 +160,8 @@ class Runtime:
             await asyncio.sleep(FLUSH_INTERVAL)
             rounds += 1
             try:
+                if self._subscription is not None:
+                    await self._subscription.ensure()
                 await ledger.flush()
                 if rounds % PRUNE_EVERY == 0:
                     await ledger.prune()
@@ -188,6 +195,9 @@ class Runtime:
                 await services.dispatcher.close()
             with contextlib.suppress(Exception):
                 await services.ledger.flush()
+        if self._subscription is not None:
+            await self._subscription.close()
+            self._subscription = None
         if self.storage is not None:
             await self.storage.close()
             self.storage = None

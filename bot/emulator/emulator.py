@@ -143,6 +143,10 @@ class BotApiEmulator:
         self._pusher = pusher
         return pusher
 
+    def set_webhook(self, url: str, secret: str | None) -> None:
+        """What a setWebhook call records, for tests that start pushing without the bot."""
+        self._state.webhook = WebhookConfig(url, secret)
+
     @property
     def webhook(self) -> WebhookConfig | None:
         return self._state.webhook

@@ -465,9 +465,10 @@ class BotApi:
         kinds = frozenset(str(kind) for kind in allowed) if allowed else None
         if allowed is not None:
             self._state.updates.allowed = kinds
-        self._state.webhook = WebhookConfig(
-            url, secret, params.optional_int("max_connections") or 40, kinds
-        )
+        raw = params.string("max_connections")  # a form field arrives as text
+        if raw is not None and (not raw.isdigit() or not 1 <= int(raw) <= 100):
+            raise bad_request("Bad Request: wrong parameter max_connections specified")
+        self._state.webhook = WebhookConfig(url, secret, int(raw) if raw else 40, kinds)
         if params.flag("drop_pending_updates"):
             self._state.updates.drop_all()
         return True

@@ -7,17 +7,31 @@ whenever a person is loaded or saved), so the reply to "help" never waits on the
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from bot.metrics import Metrics
 from bot.storage.people import PeopleStore
 
 
 class CrisisCache:
-    def __init__(self) -> None:
+    """`ttl`: with several replicas, entries older than this count as unknown (then storage
+    gets its short lookup budget). Change notices keep entries fresh; the TTL is the
+    backstop for a notice missed while the listening connection was down."""
+
+    def __init__(self, ttl: float | None = None, clock: Callable[[], float] = time.monotonic):
         self._country: dict[str, str | None] = {}
         self._silent: dict[str, bool] = {}
+        self._at: dict[str, float] = {}
+        self._ttl = ttl
+        self._clock = clock
 
     def knows(self, person_id: str) -> bool:
-        return person_id in self._country
+        if person_id not in self._country:
+            return False
+        if self._ttl is None:
+            return True
+        return self._clock() - self._at.get(person_id, 0.0) <= self._ttl
 
     def country(self, person_id: str) -> str | None:
         return self._country.get(person_id)
@@ -35,10 +49,13 @@ class CrisisCache:
     def seen(self, person_id: str, country: str | None, silent: bool) -> None:
         self._country[person_id] = country
         self._silent[person_id] = silent
+        if self._ttl is not None:
+            self._at[person_id] = self._clock()
 
     def forgotten(self, person_id: str) -> None:
         self._country.pop(person_id, None)
         self._silent.pop(person_id, None)
+        self._at.pop(person_id, None)
 
 
 class CrisisCounter:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
@@ -54,6 +54,16 @@ class Leadership(ABC):
         """Let it go (a standby takes over at its next try)."""
 
 
+class Subscription:
+    """A LISTEN that stays up: `ensure` (re)connects when needed; SQLite's does nothing."""
+
+    async def ensure(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
 class SoleLeadership(Leadership):
     """SQLite: one process per data dir (bot/datalock.py), so it is always the leader."""
 
@@ -80,6 +90,11 @@ class Tx(ABC):
 
     async def fetch_one(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         return next(iter(await self.fetch_all(sql, params)), None)
+
+    async def lock(self, name: str) -> None:
+        """Serialise this transaction with every other that takes `name`, on any replica,
+        until it ends. SQLite's write transactions are serial already."""
+        return None
 
     @abstractmethod
     async def defer_foreign_keys(self) -> None:
@@ -123,6 +138,15 @@ class Backend(ABC):
         """Held while one replica handles one person's update. SQLite: one process, whose
         update processor already runs each chat in order, so nothing to take."""
         return nullcontext()
+
+    async def notify(self, channel: str, payload: str) -> None:
+        """Tell the other replicas something changed (PostgreSQL NOTIFY). SQLite: there are
+        no other replicas."""
+        return None
+
+    def subscription(self, channel: str, callback: Callable[[str], None]) -> Subscription:
+        """Hear `notify` on `channel` from every replica (self included)."""
+        return Subscription()
 
     def leadership(self, name: str, *, slots: int = 1) -> Leadership:
         """Who may run the singleton `name` (the dispatcher): `slots` holders at most."""

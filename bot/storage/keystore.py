@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from bot.crypto import MasterKey, random_key
-from bot.storage.backend import Backend, Tx
+from bot.storage.backend import Backend, Row, Tx
 from bot.storage.engines import open_key_database
 
 _PSEUDONYM_LABEL = "pseudonym"
@@ -68,30 +68,33 @@ class KeyStore:
         return self._table == _NEXT
 
     async def _check_or_initialise(self) -> None:
-        row = await self.db.fetch_one("SELECT value FROM meta WHERE name = 'check'")
-        if row is not None:
-            if self._master.matches(bytes(row["value"])):
-                return
-            staged = await self.db.fetch_one("SELECT check_value FROM next_master")
-            if staged is not None and self._master.matches(bytes(staged["check_value"])):
-                self._table = _NEXT
-                return
-            raise WrongMasterKeyError(f"the master key does not match the key store {self.db.name}")
         async with self.db.transaction() as tx:
-            await tx.execute(
-                "INSERT INTO meta (name, value) VALUES ('check', ?)", (self._master.check_value(),)
-            )
-            await tx.execute(
-                "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
-                (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
-            )
+            # Replicas starting together on a new key store: one initialises, the others
+            # wait here and then find its check value.
+            await tx.lock("keystore-initialise")
+            row = await tx.fetch_one("SELECT value FROM meta WHERE name = 'check'")
+            if row is None:
+                await tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('check', ?)",
+                    (self._master.check_value(),),
+                )
+                await tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
+                    (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
+                )
+                return
+            staged = await tx.fetch_one("SELECT check_value FROM next_master")
+        if self._master.matches(bytes(row["value"])):
+            return
+        if staged is not None and self._master.matches(bytes(staged["check_value"])):
+            self._table = _NEXT
+            return
+        raise WrongMasterKeyError(f"the master key does not match the key store {self.db.name}")
 
     async def _load_identities(self) -> None:
         rows = await self.db.fetch_all("SELECT handle, row_id, owner, version FROM identities")
         for row in rows:
-            self._row_of[str(row["handle"])] = str(row["row_id"])
-            self._owner_of[str(row["row_id"])] = str(row["owner"])
-            self._version_of[str(row["row_id"])] = int(row["version"])
+            self._remember(row)
 
     # --- identities ----------------------------------------------------------------------
 
@@ -117,19 +120,65 @@ class KeyStore:
         )
         self._version_of[row_id] = version
 
-    async def identity(self, handle: str) -> str:
-        """The row id for a handle, making a random one if there is none (safe to repeat)."""
+    async def find(self, handle: str) -> str | None:
+        """The row id for a handle: from memory, else from the store. Another replica may
+        have made it since this one loaded the identities."""
         known = self._row_of.get(handle)
+        if known is not None:
+            return known
+        row = await self.db.fetch_one(
+            "SELECT handle, row_id, owner, version FROM identities WHERE handle = ?", (handle,)
+        )
+        if row is None:
+            return None
+        self._remember(row)
+        return str(row["row_id"])
+
+    async def owners(self, row_ids: list[str]) -> dict[str, str]:
+        """row id -> owner for each known row id, asking the store for those not in memory."""
+        found = {r: o for r in row_ids if (o := self._owner_of.get(r)) is not None}
+        missing = [r for r in row_ids if r not in found]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = await self.db.fetch_all(
+                "SELECT handle, row_id, owner, version FROM identities"  # noqa: S608 - placeholders only
+                f" WHERE row_id IN ({marks})",
+                chunk,
+            )
+            for row in rows:
+                self._remember(row)
+                found[str(row["row_id"])] = str(row["owner"])
+        return found
+
+    def _remember(self, row: Row) -> None:
+        self._row_of[str(row["handle"])] = str(row["row_id"])
+        self._owner_of[str(row["row_id"])] = str(row["owner"])
+        version = int(row["version"])
+        if version > self._version_of.get(str(row["row_id"]), 0):
+            self._version_of[str(row["row_id"])] = version
+
+    def drop_cached(self, row_id: str) -> None:
+        """Another replica deleted this identity: forget the copy in memory too."""
+        self._owner_of.pop(row_id, None)
+        self._version_of.pop(row_id, None)
+        for handle in [h for h, r in self._row_of.items() if r == row_id]:
+            del self._row_of[handle]
+
+    async def identity(self, handle: str) -> str:
+        """The row id for a handle, making a random one if there is none (safe to repeat,
+        and to race: two replicas making one for the same person end with the same)."""
+        known = await self.find(handle)
         if known is not None:
             return known
         row_id = new_row_id()
         await self.db.execute(
-            "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
+            "INSERT OR IGNORE INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
             (handle, row_id, row_id),
         )
-        self._row_of[handle] = row_id
-        self._owner_of[row_id] = row_id
-        return row_id
+        found = await self.find(handle)
+        assert found is not None
+        return found
 
     async def destroy_identity(self, row_id: str) -> None:
         """Cut the link and shred the key, in one transaction: afterwards nothing here names

@@ -30,6 +30,7 @@ def _person(row: Row) -> PersonRow:
     )
 
 
+PERSON_CHANNEL = "steady_person_changed"
 _COLUMNS = "person_id, chat_enc, profile_enc, state, active, next_due_utc, next_due_date"
 
 
@@ -79,6 +80,11 @@ class PeopleStore:
             f"UPDATE people SET {', '.join(sets)} WHERE person_id = ?",  # noqa: S608 - fixed column names
             params,
         )
+
+    async def announce(self, change: str, origin: str) -> None:
+        """Tell other replicas a person changed (`saved:<row id>`, `forgot:<row id>`), so
+        their caches follow. Random row ids only: nothing about who."""
+        await self.db.notify(PERSON_CHANNEL, f"{origin}:{change}")
 
     async def delete(self, person_id: str) -> None:
         """Delete the person and (by cascade) everything of theirs, then scrub the WAL."""

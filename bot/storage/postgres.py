@@ -16,7 +16,7 @@ import asyncio
 import logging
 import re
 import zlib
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,7 @@ from bot.storage.backend import (
     Migrations,
     Row,
     StorageError,
+    Subscription,
     Tx,
 )
 from bot.storage.database import split_statements
@@ -119,6 +120,38 @@ class AdvisoryLeadership(Leadership):
             conn.terminate()
 
 
+class PostgresSubscription(Subscription):
+    """LISTEN on a connection of its own. A notification sent while it is down is missed:
+    what it guards (the crisis cache) has a short time-to-live as the backstop."""
+
+    def __init__(self, url: str, channel: str, callback: Callable[[str], None]) -> None:
+        self._url = url
+        self._channel = channel
+        self._callback = callback
+        self._conn: asyncpg.Connection | None = None
+
+    def _heard(self, conn: object, pid: int, channel: str, payload: str) -> None:
+        self._callback(payload)
+
+    async def ensure(self) -> None:
+        if self._conn is not None and not self._conn.is_closed():
+            return
+        try:
+            conn = await asyncpg.connect(self._url, timeout=CONNECT_TIMEOUT)
+            await conn.add_listener(self._channel, self._heard)
+        except (OSError, asyncpg.PostgresError, TimeoutError):
+            return  # next time; the TTL covers the gap
+        self._conn = conn
+
+    async def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None and not conn.is_closed():
+            try:
+                await conn.close(timeout=CONNECT_TIMEOUT)
+            except (OSError, asyncpg.PostgresError, asyncpg.InterfaceError, TimeoutError):
+                conn.terminate()
+
+
 class PostgresTx(Tx):
     def __init__(self, conn: asyncpg.Connection) -> None:
         self.conn = conn
@@ -142,7 +175,7 @@ class PostgresTx(Tx):
     async def defer_foreign_keys(self) -> None:
         await self.conn.execute("SET CONSTRAINTS ALL DEFERRED")
 
-    async def advisory_lock(self, name: str) -> None:
+    async def lock(self, name: str) -> None:
         """Held until this transaction ends (commit, rollback, or the connection dying)."""
         await self.conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(name))
 
@@ -239,6 +272,12 @@ class PostgresDatabase(Backend):
 
     def leadership(self, name: str, *, slots: int = 1) -> Leadership:
         return AdvisoryLeadership(self.url, name, slots)
+
+    async def notify(self, channel: str, payload: str) -> None:
+        await self.pool.execute("SELECT pg_notify($1, $2)", channel, payload)
+
+    def subscription(self, channel: str, callback: Callable[[str], None]) -> Subscription:
+        return PostgresSubscription(self.url, channel, callback)
 
     async def backup_to(self, target: Path) -> None:
         raise StorageError(
