@@ -143,7 +143,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts),
+        sender=make_sender(app.bot, content.texts, paid_broadcast=settings.paid_broadcast),
         is_running=lambda: app.running,
         # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
         leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
@@ -203,7 +203,12 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         # Enough connections for the concurrent updates' and the daily prompts' sends.
         request=http_transport(settings.http_timeout, pool=64),
         get_updates_request=http_transport(settings.http_timeout, pool=1),
-        rate_limiter=SendPolicy(throttle=throttle, base_delay=backoff),
+        rate_limiter=SendPolicy(
+            throttle=throttle,
+            base_delay=backoff,
+            # Paid broadcasts: this replica's half of the paid rate (two may send at once).
+            per_second=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+        ),
     )
     builder = (
         ApplicationBuilder()

@@ -45,8 +45,9 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here)."""
+def make_sender(bot: ExtBot[Any], tx: Tx, *, paid_broadcast: bool = False) -> Sender:
+    """How the dispatcher sends one prompt (a Telegram call: so it lives here). With
+    `paid_broadcast`, prompts use Telegram's paid higher rate (BOT_PAID_BROADCAST)."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
@@ -63,6 +64,7 @@ def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
             prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
             reply_markup=markup,
             disable_notification=claim.silent,
+            allow_paid_broadcast=True if paid_broadcast else None,
             # At most once: a timed-out prompt may have arrived, so it is not retried.
             rate_limit_args=AT_MOST_ONCE,
         )
