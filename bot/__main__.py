@@ -159,9 +159,9 @@ def _run(args: argparse.Namespace) -> int:
 def _warm_indexes() -> None:
     """Built before serving (about a second and 70 MB; docs/performance.md), so no person's
     answer waits on it inside the event loop."""
-    from bot.services import zone_names  # noqa: PLC0415
+    from bot.services import zone_index  # noqa: PLC0415
 
-    zone_names.warm()
+    zone_index.warm()
 
 
 async def _serve(settings: Settings) -> int:

@@ -17,8 +17,9 @@ import yaml
 
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
-from bot.services.crisis import CrisisDetector, validate_terms
+from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
+from bot.services.crisis_terms import validate_terms
 from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helplines import Country, parse_helplines, validate_helplines

@@ -44,22 +44,28 @@ def _awaiting(context: Context) -> dict[str, tuple[CrisisKind, float]]:
     return found
 
 
+def _shortlist(context: Context, kind: CrisisKind, language: str | None) -> list[list[Button]]:
+    """Country buttons, three to a row; Telegram's language may order them, never choose."""
+    content = context.services.content
+    featured: list[str] = content.texts.data["featured_countries"]
+    order = content.places.shortlist(featured, language)[:SHORTLIST_SIZE]
+    code_of_kind = KIND_CODES[kind]
+    flat: list[Button] = [
+        (
+            english_name(code, content.helplines),
+            CrisisButton("cty", f"{code_of_kind}:{code}").encode(),
+        )
+        for code in order
+    ]
+    return [flat[i : i + 3] for i in range(0, len(flat), 3)]
+
+
 async def ask_country(update: Update, context: Context, kind: CrisisKind) -> None:
     user = update.effective_user
     if user is None:
         return
     services = context.services
-    featured: list[str] = services.content.texts.data["featured_countries"]
-    order = services.content.places.shortlist(featured, user.language_code)[:SHORTLIST_SIZE]
-    k = KIND_CODES[kind]
-    flat: list[Button] = [
-        (
-            english_name(code, services.content.helplines),
-            CrisisButton("cty", f"{k}:{code}").encode(),
-        )
-        for code in order
-    ]
-    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    rows = _shortlist(context, kind, user.language_code)
     person_id = services.people.person_id(user.id)
     now = services.clock().timestamp()
     waiting = _awaiting(context)
@@ -97,20 +103,8 @@ async def maybe_typed_country(update: Update, context: Context, text: str) -> No
 
 
 async def _ask_again(update: Update, context: Context, kind: CrisisKind) -> None:
-    services = context.services
     user = update.effective_user
-    featured: list[str] = services.content.texts.data["featured_countries"]
-    language = user.language_code if user is not None else None
-    order = services.content.places.shortlist(featured, language)[:SHORTLIST_SIZE]
-    k = KIND_CODES[kind]
-    flat: list[Button] = [
-        (
-            english_name(code, services.content.helplines),
-            CrisisButton("cty", f"{k}:{code}").encode(),
-        )
-        for code in order
-    ]
-    rows = [flat[i : i + 3] for i in range(0, len(flat), 3)]
+    rows = _shortlist(context, kind, user.language_code if user is not None else None)
     await send_urgent(
         update,
         context,
