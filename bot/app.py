@@ -33,6 +33,7 @@ from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
 from bot.handlers.basics import BasicsFeature, on_error
+from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
 from bot.handlers.daily import DailyFeature, make_sender
 from bot.handlers.privacy import PrivacyFeature
@@ -69,6 +70,7 @@ GROUP_CRISIS = -10
 GROUP_PRIVATE_ONLY = -5
 GROUP_COMMANDS = 0
 GROUP_BUTTONS = 10
+GROUP_WORDS = 15  # stop, cancel, menu, hi...: before free text goes to a step or the journal
 GROUP_TEXT = 20
 GROUP_FALLBACK = 99
 
@@ -230,13 +232,16 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     setup = SetupFeature()
     basics = BasicsFeature(setup)
     crisis = CrisisFeature()
+    worksheets = WorksheetsFeature()
+    conversation = ConversationFeature(setup, worksheets)
     features: list[Feature] = [
         basics,
         setup,
         crisis,
         PrivacyFeature(),
-        WorksheetsFeature(),
+        worksheets,
         DailyFeature(settings_menu=setup),
+        conversation,
     ]
     hub = Hub()
     for feature in features:
@@ -258,6 +263,12 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     app.add_handler(CallbackQueryHandler(basics.on_callback), GROUP_BUTTONS)
     app.add_handler(
         MessageHandler(
+            filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, conversation.on_words
+        ),
+        GROUP_WORDS,
+    )
+    app.add_handler(
+        MessageHandler(
             filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, basics.on_text
         ),
         GROUP_TEXT,
@@ -265,7 +276,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     app.add_handler(MessageHandler(filters.UpdateType.EDITED_MESSAGE, basics.on_edit), GROUP_TEXT)
     app.add_handler(
         MessageHandler(
-            filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), basics.on_other
+            filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), conversation.on_other
         ),
         GROUP_FALLBACK,
     )

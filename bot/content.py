@@ -17,6 +17,7 @@ import yaml
 
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
+from bot.services.conversation import Words, validate_words
 from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
 from bot.services.crisis_terms import validate_terms
@@ -61,6 +62,7 @@ class Content:
     decoys: Decoys
     common_words: frozenset[str]  # normalised; a panic word made only of these is refused
     phrases: PhraseMatcher  # content/phrases: self-doubt and pull-back signals
+    words: Words  # stop, cancel, menu, hi, thanks... (content/texts/conversation.yaml)
 
 
 def content_dir() -> Path:
@@ -178,6 +180,8 @@ def _load_texts(root: Path, problems: list[str]) -> Texts | None:
             ok = False
             continue
         found = validate_texts(doc.data)
+        if isinstance(doc.data, dict) and "conversation_words" in doc.data:
+            found += validate_words(doc.data["conversation_words"])
         _report(doc, found, problems)
         if found:
             ok = False
@@ -283,6 +287,7 @@ def load_content(root: Path | None = None) -> Content:
         decoys=Decoys(decoys),
         common_words=parse_common_words(panic_doc.data),
         phrases=phrases,
+        words=Words.from_data(texts.data["conversation_words"]),
     )
 
 

@@ -18,7 +18,14 @@ from bot.problems import Problem
 Tx = Callable[..., str]
 
 # Top-level keys that hold data rather than strings.
-DATA_KEYS = ("worksheet_order", "featured_countries", "country_aliases", "command_menu")
+DATA_KEYS = (
+    "worksheet_order",
+    "featured_countries",
+    "country_aliases",
+    "command_menu",
+    "conversation_words",  # checked by bot.services.conversation, via bot/content.py
+    "menu_commands",
+)
 
 
 def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, str]:

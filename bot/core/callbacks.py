@@ -245,3 +245,21 @@ class WorksheetButton(CallbackData):
         else:
             valid = action in cls.WITH_NUMBER and worksheet_id is not None and number is not None
         return cls(action, worksheet_id or "", int(number or 0)) if valid else None
+
+
+# --- the conversation: the menu, "stop", journal undo ------------------------------
+
+
+class MenuButton(_Choice, prefix="menu", pattern=r"[a-z]{1,12}"):
+    """`menu:<command>`: runs that command, as if it were sent (unknown names: nothing)."""
+
+
+class StopButton(
+    _Choice, prefix="stop", pattern=r"end|keep|carry(?:country|timezone|time|safety)?"
+):
+    """What "stop" offers beside pausing (which is a DailyButton): end check-ins, keep
+    them; `carry` goes back to an unfinished onboarding step."""
+
+
+class UndoButton(_Choice, prefix="jundo", pattern=r"[0-9a-f]{24}"):
+    """`jundo:<entry id>`: remove the journal entry just saved (and only that one)."""

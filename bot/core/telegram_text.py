@@ -21,8 +21,9 @@ def utf16_len(text: str) -> int:
 
 def truncate(text: str, budget: int, *, marker: str = "") -> str:
     """At most `budget` UTF-16 units of `text`, `marker` (e.g. an ellipsis) included when
-    the text had to be cut. Ends on a space when one is near the end: a word is split only
-    when there is no other way."""
+    the text had to be cut. Cut at a word: after the last whole word that fits, unless that
+    would lose more than half of the room (one very long word, or a script written without
+    spaces), when the word is split instead."""
     if utf16_len(text) <= budget:
         return text
     room = budget - utf16_len(marker)
@@ -36,6 +37,7 @@ def truncate(text: str, budget: int, *, marker: str = "") -> str:
             end = index
             break
     kept = text[:end]
-    space = kept.rfind(" ")
-    kept = kept[: space + 1] if space > len(kept) * 3 // 4 else kept
+    if end < len(text) and not text[end].isspace():  # inside a word: end before it
+        space = max(kept.rfind(c) for c in (" ", "\n", "\t", "\u00a0"))
+        kept = kept[: space + 1] if space >= len(kept) // 2 else kept
     return kept.rstrip() + marker if marker else kept

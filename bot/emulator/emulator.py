@@ -197,10 +197,12 @@ class BotApiEmulator:
         voice: bool = False,
         caption: str | None = None,
         entities_for_commands: bool = True,
+        other: tuple[str, dict[str, Any]] | None = None,
     ) -> dict[str, Any]:
         """Queue a `message` update and return the whole update (``["message"]`` is the
-        Message). Exactly one of text, sticker, photo, voice; a caption only with a photo
-        or voice."""
+        Message). Exactly one of text, sticker, photo, voice, or `other`: any other kind as
+        its Message field and value (("location", {"latitude": 1.0, "longitude": 2.0}));
+        a file's ids are filled in. A caption only with a photo or voice."""
         kinds = [
             kind
             for kind, present in (
@@ -208,11 +210,12 @@ class BotApiEmulator:
                 ("sticker", sticker),
                 ("photo", photo),
                 ("voice", voice),
+                ("other", other is not None),
             )
             if present
         ]
         if len(kinds) != 1:
-            raise ValueError("a message is exactly one of: text, sticker, photo, voice")
+            raise ValueError("a message is exactly one of: text, sticker, photo, voice, other")
         if text is not None and not text:
             raise ValueError("Telegram never delivers an empty text message")
         if caption is not None and kinds[0] not in ("photo", "voice"):
@@ -240,6 +243,10 @@ class BotApiEmulator:
             payload["sticker"] = self._media(
                 type="regular", width=512, height=512, is_animated=False, is_video=False
             )
+        elif other is not None:
+            field, value = other
+            is_file = field in ("video", "document", "audio", "animation", "video_note")
+            payload[field] = self._media(**value) if is_file else value
         elif photo:
             small = self._media(width=90, height=90, file_size=1_200)
             large = self._media(width=800, height=800, file_size=48_000)

@@ -19,6 +19,7 @@ from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
 from bot.services.people import UnreadableDataError
+from bot.views.conversation import menu_buttons
 
 log = logging.getLogger(__name__)
 
@@ -161,7 +162,12 @@ class BasicsFeature:
         if context.crisis is None:
             waiting = person.profile.active_worksheet in context.services.content.worksheets
             key = "fallback.worksheet_waiting" if waiting else "fallback.text"
-            await say(context, chat.id, context.tx(key), person=person)
+            commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
+            known = {name for name, _ in self.hub.commands}
+            rows = menu_buttons(
+                context.tx, [c for c in commands if c in known], worksheet_waiting=waiting
+            )
+            await say(context, chat.id, context.tx(key), person=person, buttons=rows)
 
     async def on_callback(self, update: Update, context: Context) -> None:
         query = update.callback_query
@@ -175,25 +181,6 @@ class BasicsFeature:
         with contextlib.suppress(BadRequest):  # "query is too old" after a backlog:
             await query.answer()  # still do what was asked
         await route(update, context, arg)
-
-    async def on_other(self, update: Update, context: Context) -> None:
-        """Stickers, photos, voice, unknown commands: a short, kind pointer to what works."""
-        message = update.message
-        chat = update.effective_chat
-        if message is None or chat is None or context.crisis is not None:
-            return
-        tx = context.tx
-        if message.text is not None and message.text.startswith("/"):
-            text = tx("fallback.unknown_command")
-        elif (
-            message.voice is not None or message.audio is not None or message.video_note is not None
-        ):
-            text = tx("fallback.voice")
-        else:
-            text = tx("fallback.media")
-        person = await current_person(update, context)
-        await remember(context.services, person, message)
-        await say(context, chat.id, text, person=person)
 
     async def on_edit(self, update: Update, context: Context) -> None:
         """An edit updates a stored answer; other edits are ignored on purpose."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -18,7 +19,7 @@ from telegram.error import BadRequest
 from telegram.ext import ExtBot
 
 from bot.context import Context
-from bot.core.callbacks import DailyButton, JournalButton
+from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.core.hub import Hub
 from bot.handlers.common import (
     Button,
@@ -27,6 +28,7 @@ from bot.handlers.common import (
     delete_quietly,
     keyboard,
     pressed_message,
+    replace_or_say,
     say,
     strip_buttons,
 )
@@ -89,6 +91,7 @@ class DailyFeature:
         hub.command("skip", self.skip_command)
         hub.router.on_callback(DailyButton, self.on_button)
         hub.router.on_callback(JournalButton, self.on_journal_button)
+        hub.router.on_callback(UndoButton, self.on_undo)
         hub.router.on_idle_text(self.on_idle_text)
         hub.router.on_edit(self.on_edit)
         hub.on_schedule_changed(self.on_schedule_changed)
@@ -240,22 +243,54 @@ class DailyFeature:
             reply_to = quoted.message_id
         if person.state and reply_to is None:
             return False  # a pending question gets free text, never the journal
+        words = context.services.content.words
+        if context.crisis is not None and words.crisis_only(text, _is_crisis(context)):
+            return False  # "help" alone is a call for help, not a journal entry
         # An explicit reply to a check-in is a journal entry even mid-worksheet.
         prompt_id = await context.services.journal.prompt_for(
             person, reply_to, only_replies=bool(person.state)
         )
         if prompt_id is None:
             return False
-        await context.services.journal.add(person, prompt_id, message.message_id, text)
+        entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)
         log.info("journal entry saved")
         if person.profile.discreet:
             # As with worksheet answers: once sealed, the words leave the chat.
             await delete_quietly(context, person.chat_id, [message.message_id])
+        undo_data = UndoButton(entry_id).encode()
         if context.crisis is None:
-            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same.
-            await say(context, person.chat_id, context.tx("journal.saved"), person=person)
+            undo = [(context.tx("journal.btn_undo"), undo_data)]
+            text = context.tx("journal.saved")
+            await say(context, person.chat_id, text, person=person, buttons=[undo])
+        else:
+            # After a crisis reply a cheerful "saved" would jar; the entry is kept all the same,
+            # and the reply gains a quiet way to take it back out.
+            undo = [(context.tx("journal.btn_undo_entry"), undo_data)]
+            await _add_row(context, person, context.crisis_reply, undo)
         return True
+
+    async def on_undo(self, update: Update, context: Context, data: UndoButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        removed = await context.services.journal.remove(person, data.value)
+        await context.services.people.save(person)
+        text = context.tx("journal.undone" if removed else "journal.undone_already")
+        pressed = pressed_message(update)
+        markup = pressed.reply_markup if pressed is not None else None
+        others = [
+            row
+            for row in (markup.inline_keyboard if markup is not None else ())
+            if not any(b.callback_data == data.encode() for b in row)
+        ]
+        if pressed is None or not others:
+            await replace_or_say(context, update, text, person=person)
+            return
+        # Pressed under a crisis reply: its lines and buttons stay, only Undo goes.
+        with contextlib.suppress(BadRequest):
+            await pressed.edit_reply_markup(reply_markup=InlineKeyboardMarkup(others))
+        await say(context, person.chat_id, text, person=person)
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
@@ -316,8 +351,26 @@ class DailyFeature:
         )
 
 
+def _is_crisis(context: Context) -> Callable[[str], bool]:
+    detector = context.services.content.detector
+    return lambda text: detector.detect(text) is not None
+
+
 def _prompts(context: Context) -> dict[str, str]:
     return {p.id: p.text for p in context.services.content.prompts}
+
+
+async def _add_row(
+    context: Context, person: Person, message: Message | None, row: list[Button]
+) -> None:
+    if message is None:
+        return
+    rows = list(message.reply_markup.inline_keyboard) if message.reply_markup else []
+    rows.append(tuple(keyboard([row]).inline_keyboard[0]))
+    with contextlib.suppress(BadRequest):  # the reply is gone: the entry stays, quietly
+        await context.bot.edit_message_reply_markup(
+            person.chat_id, message.message_id, reply_markup=InlineKeyboardMarkup(rows)
+        )
 
 
 async def _drop_buttons(update: Update) -> None:

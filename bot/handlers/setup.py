@@ -10,6 +10,7 @@ from __future__ import annotations
 from datetime import time
 
 from telegram import Update
+from telegram.error import BadRequest
 
 from bot.context import Context
 from bot.core.callbacks import (
@@ -32,7 +33,15 @@ from bot.core.state import (
     setup_state,
 )
 from bot.handlers import privacy
-from bot.handlers.common import country_name, current_person, replace_or_say, say
+from bot.handlers.common import (
+    country_name,
+    current_person,
+    delete_and_forget,
+    keyboard,
+    pressed_message,
+    replace_or_say,
+    say,
+)
 from bot.services import geo
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
@@ -68,9 +77,11 @@ class SetupFeature:
     async def begin(self, update: Update, context: Context, person: Person) -> None:
         await self.ask(update, context, person, "country", ONBOARDING)
 
-    async def show_settings(self, update: Update, context: Context, person: Person) -> None:
+    async def show_settings(
+        self, update: Update, context: Context, person: Person, *, lead: str = ""
+    ) -> None:
         if setup_state(person.state) is not None:
-            await context.services.people.set_state(person, "")  # cancel a pending step
+            person.state = ""  # cancel a pending step (saved with the panel's id below)
         p = person.profile
         country = country_name(context, p.country) if p.country else None
         waiting = p.active_worksheet in context.services.content.worksheets
@@ -79,9 +90,32 @@ class SetupFeature:
         for hook in self.hub.settings_rows:
             extra += await hook(context, person)
         text, buttons = settings_view(
-            context.tx, p, country, worksheet_waiting=waiting, extra=extra
+            context.tx, p, country, worksheet_waiting=waiting, extra=extra, lead=lead
         )
-        await replace_or_say(context, update, text, person=person, buttons=buttons)
+        await self._panel(update, context, person, text, buttons)
+
+    async def _panel(
+        self, update: Update, context: Context, person: Person, text: str, rows: Rows
+    ) -> None:
+        """The one settings message: the pressed one is edited in place; otherwise the old
+        panel leaves the chat and a new one is sent below what the person typed."""
+        shown = 0
+        pressed = pressed_message(update)
+        if pressed is not None:
+            try:
+                await pressed.edit_text(text, reply_markup=keyboard(rows) if rows else None)
+                shown = pressed.message_id
+            except BadRequest as exc:  # too old to edit: sent anew below
+                if "not modified" in str(exc).lower():
+                    shown = pressed.message_id  # it already shows this
+        old = person.profile.settings_message
+        if old and old != shown:
+            await delete_and_forget(context, person, [old])
+        if not shown:
+            sent = await say(context, person.chat_id, text, person=person, buttons=rows)
+            shown = sent.message_id
+        person.profile.settings_message = shown
+        await context.services.people.save(person)  # the id, and the step left, if any
 
     # --- asking -------------------------------------------------------------------------
 
@@ -89,22 +123,35 @@ class SetupFeature:
         self, update: Update, context: Context, person: Person, step: str, mode: str
     ) -> None:
         tx = context.tx
-        chat_id = person.chat_id
         if step == "country":
             await context.services.people.set_state(person, SetupState("country", mode).encode())
             featured: list[str] = context.services.content.texts.data["featured_countries"]
             rows = country_buttons(tx, [(c, country_name(context, c)) for c in featured])
-            await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
+            await self._question(update, context, person, mode, tx("setup.ask_country"), rows)
         elif step == "timezone":
             await self._ask_timezone(update, context, person, mode)
         elif step == "time":
             await context.services.people.set_state(person, SetupState("time", mode).encode())
-            rows = time_buttons(tx)
-            await say(context, chat_id, tx("setup.ask_time"), person=person, buttons=rows)
+            if mode == SETTINGS:
+                # They chose to change the time: not "would you like check-ins?" again.
+                rows = time_buttons(tx, off=tx("setup.btn_daily_off_settings"))
+                text = tx("setup.ask_time_settings")
+            else:
+                rows, text = time_buttons(tx), tx("setup.ask_time")
+            await self._question(update, context, person, mode, text, rows)
         elif step == "safety":
             await context.services.people.set_state(person, SetupState("safety", mode).encode())
             rows = safety_buttons(tx)
-            await say(context, chat_id, tx("setup.ask_safety"), person=person, buttons=rows)
+            await self._question(update, context, person, mode, tx("setup.ask_safety"), rows)
+
+    async def _question(
+        self, update: Update, context: Context, person: Person, mode: str, text: str, rows: Rows
+    ) -> None:
+        """Onboarding asks below; settings asks in the panel itself (no pile of panels)."""
+        if mode == SETTINGS:
+            await self._panel(update, context, person, text, rows)
+        else:
+            await say(context, person.chat_id, text, person=person, buttons=rows or None)
 
     async def _ask_timezone(
         self, update: Update, context: Context, person: Person, mode: str
@@ -116,11 +163,9 @@ class SetupFeature:
         if len(zones) == 1 and mode == ONBOARDING:
             person.profile.timezone = zones[0].name
             await context.services.people.save(person)
+            label = geo.zone_label(zones[0].name, country=country)
             await say(
-                context,
-                person.chat_id,
-                tx("setup.timezone_auto", timezone=zones[0].name),
-                person=person,
+                context, person.chat_id, tx("setup.timezone_auto", timezone=label), person=person
             )
             await self.hub.schedule_changed(context, person)
             await self.next_step(update, context, person, "timezone", mode)
@@ -129,13 +174,13 @@ class SetupFeature:
         choices = geo.main_zones(country, year) if country else ()
         rows = zone_buttons(choices, country)
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
-        await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
+        await self._question(update, context, person, mode, tx(key), rows)
 
     async def next_step(
-        self, update: Update, context: Context, person: Person, done: str, mode: str
+        self, update: Update, context: Context, person: Person, done: str, mode: str, lead: str = ""
     ) -> None:
         if mode == SETTINGS:
-            await self.show_settings(update, context, person)
+            await self.show_settings(update, context, person, lead=lead)
             return
         index = SETUP_STEPS.index(done) + 1
         if index < len(SETUP_STEPS):
@@ -233,7 +278,12 @@ class SetupFeature:
             person.profile.daily_enabled = False
             await context.services.people.save(person)
             await self.hub.schedule_changed(context, person)
-            await self.next_step(update, context, person, "time", mode)
+            if mode == ONBOARDING:  # "Not now" is heard, not passed over in silence
+                await replace_or_say(
+                    context, update, context.tx("setup.no_daily_ack"), person=person
+                )
+            lead = context.tx("settings.daily_turned_off")
+            await self.next_step(update, context, person, "time", mode, lead)
             return
         parsed = parse_local_time(arg)
         if parsed is None:
@@ -266,6 +316,8 @@ class SetupFeature:
         await context.services.people.save(person)
         if arg == "discreet":
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
+        elif arg == "later":
+            await replace_or_say(context, update, tx("setup.discreet_later_ack"), person=person)
         await self.next_step(update, context, person, "safety", mode)
 
     async def on_settings_button(
@@ -288,7 +340,10 @@ class SetupFeature:
             await privacy.ask_to_forget(update, context, person)
             return
         if arg == "close":
+            # Every tap was saved as it happened: closing says how to come back, nothing more.
             await replace_or_say(context, update, tx("settings.closed"), person=person)
+            person.profile.settings_message = 0
+            await context.services.people.save(person)
             return
         toggles = {
             "pause": "paused",
@@ -340,13 +395,14 @@ class SetupFeature:
             person.profile.timezone = None
         await context.services.people.save(person)
         name = country_name(context, code)
-        await replace_or_say(
-            context, update, context.tx("setup.country_set", country=name), person=person
-        )
+        if mode == ONBOARDING:
+            text = context.tx("setup.country_set", country=name)
+            await replace_or_say(context, update, text, person=person)
         if person.profile.timezone is None or (mode == ONBOARDING and changed):
             await self._ask_timezone(update, context, person, mode)
             return
-        await self.next_step(update, context, person, "country", mode)
+        lead = context.tx("settings.country_changed", country=name)
+        await self.next_step(update, context, person, "country", mode, lead)
 
     async def _set_timezone(
         self, update: Update, context: Context, person: Person, zone: str, mode: str
@@ -354,10 +410,12 @@ class SetupFeature:
         person.profile.timezone = zone
         await context.services.people.save(person)
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        await replace_or_say(
-            context, update, context.tx("setup.timezone_set", timezone=zone), person=person
-        )
-        await self.next_step(update, context, person, "timezone", mode)
+        label = geo.zone_label(zone, country=person.profile.country)
+        if mode == ONBOARDING:
+            text = context.tx("setup.timezone_set", timezone=label)
+            await replace_or_say(context, update, text, person=person)
+        lead = context.tx("settings.zone_changed", timezone=label)
+        await self.next_step(update, context, person, "timezone", mode, lead)
 
     async def _set_time(
         self, update: Update, context: Context, person: Person, value: time, mode: str
@@ -368,11 +426,15 @@ class SetupFeature:
         # A pause stays a pause: someone may have paused because it is not safe right now.
         await context.services.people.save(person)
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        key = "setup.time_set_paused" if person.profile.paused else "setup.time_set"
-        await replace_or_say(
-            context, update, tx(key, time=person.profile.daily_time), person=person
-        )
-        await self.next_step(update, context, person, "time", mode)
+        paused = person.profile.paused
+        if mode == ONBOARDING:
+            key = "setup.time_set_paused" if paused else "setup.time_set"
+            await replace_or_say(
+                context, update, tx(key, time=person.profile.daily_time), person=person
+            )
+        key = "settings.time_changed_paused" if paused else "settings.time_changed"
+        lead = tx(key, time=person.profile.daily_time)
+        await self.next_step(update, context, person, "time", mode, lead)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
         text, rows = days_view(context.tx, person.profile.daily_days)

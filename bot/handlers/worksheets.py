@@ -88,7 +88,9 @@ class WorksheetsFeature:
         await _leave_step(context, person)
         if position >= ws.question_count:
             await flow.finish(person, ws)
-            await tell(context, person, ws.closing, views.finished_buttons(tx, ws))
+            answered = await self._answered(context, person, ws)
+            buttons = views.finished_buttons(tx, ws, answered=answered)
+            await tell(context, person, ws.closing, buttons)
             return
         answer = await flow.answer(person, ws, position)
         view = views.question_view(tx, ws, position, answer.parts, lead=lead)
@@ -106,10 +108,16 @@ class WorksheetsFeature:
             await tell(context, person, views.intro_view(ws), views.intro_buttons(tx, ws))
         elif opening.kind is Opening.FINISHED:
             text = tx("worksheets.finished_already", title=ws.title)
-            await tell(context, person, text, views.finished_buttons(tx, ws, again=True))
+            answered = await self._answered(context, person, ws)
+            buttons = views.finished_buttons(tx, ws, again=True, answered=answered)
+            await tell(context, person, text, buttons)
         else:
             lead = tx("worksheets.resumed")
             await self.show_question(context, person, ws, opening.position, lead=lead)
+
+    async def _answered(self, context: Context, person: Person, ws: Worksheet) -> bool:
+        answers = await context.services.worksheets.answers(person, ws.id)
+        return any(answer.parts for answer in answers.values())
 
     async def _open_by_id(self, context: Context, person: Person, worksheet_id: str) -> None:
         worksheet = context.services.worksheets.get(worksheet_id)
@@ -117,6 +125,11 @@ class WorksheetsFeature:
             await self.show_list(context, person, lead=context.tx("worksheets.unknown"))
             return
         await self.open_worksheet(context, person, worksheet)
+
+    async def pause_step(self, context: Context, person: Person) -> None:
+        """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
+        await _leave_step(context, person)
+        await context.services.worksheets.pause(person)
 
     # --- commands ---------------------------------------------------------------------
 

@@ -3,11 +3,14 @@
 Which text counts as a check-in reply (the handler only asks when no question is pending):
 
 - a Telegram reply to a prompt message, however old, with that prompt's id;
-- otherwise the first free text within `REPLY_WINDOW` (12 h) of the latest prompt, plus
-  any further text within `CONTINUATION` of the entry before it (a thought sent in several
-  messages, even if it runs past the window). A day the person skipped catches nothing.
+- otherwise only the first free text within `REPLY_WINDOW` (12 h) of the latest prompt,
+  confirmed with "Saved to your journal" and an Undo button that removes that entry. A day
+  the person skipped catches nothing; more text after the first needs a Telegram reply.
 
-Everything else stays out: a stray "hello" the next afternoon is not a journal entry.
+Everything else stays out: a stray "hello" the next afternoon is not a journal entry. The
+handlers keep out, before asking here, what is never meant for the journal whenever it is
+sent: the words that steer the bot ("stop", "menu", "hi", "what can you do?"), emoji alone,
+and a crisis word with nothing of the person's own (bot/services/conversation.py).
 """
 
 from __future__ import annotations
@@ -24,8 +27,6 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore, journal_slot, new_entry_id
 
 log = logging.getLogger(__name__)
-
-CONTINUATION = dt.timedelta(minutes=10)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +52,11 @@ class JournalService:
         clock: Clock,
         *,
         window: dt.timedelta = REPLY_WINDOW,
-        continuation: dt.timedelta = CONTINUATION,
     ) -> None:
         self.store = store
         self._deliveries = deliveries
         self._clock = clock
         self._window = window
-        self._continuation = continuation
 
     def _now(self) -> int:
         return int(self._clock().timestamp())
@@ -79,14 +78,11 @@ class JournalService:
         now = self._now()
         if latest is None or not latest.prompt_id:
             return None
-        if person.profile.skip_date == latest.local_date:
+        if latest.local_date in (person.profile.skip_date, person.profile.journal_closed):
             return None
         newest = await self.store.page(pid, offset=0, limit=1)
         if newest and newest[0].created_at >= latest.claimed_at:
-            # Answered already: only a continuation of that answer joins it, even one that
-            # runs past the window.
-            recent = now - newest[0].created_at <= self._continuation.total_seconds()
-            return latest.prompt_id if recent else None
+            return None  # answered already: more needs a Telegram reply to the check-in
         if now - latest.claimed_at > self._window.total_seconds():
             return None
         return latest.prompt_id
@@ -101,6 +97,16 @@ class JournalService:
         sealed = person.cipher.seal_text(journal_slot(entry_id), text)
         await self.store.add(person.person_id, entry_id, prompt_id, message_id, sealed, self._now())
         return entry_id
+
+    async def remove(self, person: Person, entry_id: str) -> bool:
+        """Undo: the entry named, and nothing else; False when it is already gone."""
+        removed = await self.store.delete(person.person_id, entry_id)
+        latest = await self._deliveries.latest_delivered(person.person_id, maybe=True)
+        if removed and latest is not None:
+            # "That wasn't for the journal": the next free text is not either. The caller
+            # saves the profile.
+            person.profile.journal_closed = latest.local_date
+        return removed
 
     async def edit(self, person: Person, message_id: int, text: str) -> bool:
         """An edited reply replaces its entry; False when the message is not an entry."""

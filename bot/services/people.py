@@ -50,6 +50,12 @@ class Profile:
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
+    # The /settings panel (or its question) on screen: edited in place, or replaced, never
+    # piled up (0: none).
+    settings_message: int = 0
+    # A check-in day whose journal entry was undone: free text that day is no longer
+    # taken for the journal (a Telegram reply still is).
+    journal_closed: str | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

@@ -90,6 +90,13 @@ class JournalStore:
         )
         return [_entry(r) for r in rows]
 
+    async def delete(self, person_id: str, entry_id: str) -> bool:
+        """One entry, by id; False when there was none (undone already, or forgotten)."""
+        count = await self.db.execute(
+            "DELETE FROM journal WHERE person_id = ? AND entry_id = ?", (person_id, entry_id)
+        )
+        return count > 0
+
     async def count(self, person_id: str) -> int:
         row = await self.db.fetch_one(
             "SELECT COUNT(*) AS n FROM journal WHERE person_id = ?", (person_id,)

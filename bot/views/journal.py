@@ -92,9 +92,11 @@ def journal_page(
         if not daily_on:
             text += "\n\n" + tx("journal.empty_daily_off")
         return text, [[close]]
-    heading = tx(
-        "journal.heading", first=offset + 1, last=offset + len(page.entries), total=page.total
-    )
+    pages = -(-page.total // size)
+    if pages <= 1:
+        heading = tx("journal.heading_one")
+    else:
+        heading = tx("journal.heading", page=offset // size + 1, pages=pages)
     text = render_page(heading, page.entries, prompts, zone, now)
     row: list[Button] = []
     if offset + size < page.total:

@@ -29,9 +29,11 @@ def zone_buttons(zones: Sequence[Zone], country: str | None = None) -> Rows:
     ]
 
 
-def time_buttons(tx: Tx) -> Rows:
+def time_buttons(tx: Tx, *, off: str | None = None) -> Rows:
+    """`off`: the label of the no-check-ins button ("Not now" in onboarding)."""
     times: list[Button] = [(t, cb.TimeButton(t).encode()) for t in SUGGESTED_TIMES]
-    return [times[:3], times[3:], [(tx("setup.btn_no_daily"), cb.TimeButton("off").encode())]]
+    label = off or tx("setup.btn_no_daily")
+    return [times[:3], times[3:], [(label, cb.TimeButton("off").encode())]]
 
 
 def safety_buttons(tx: Tx) -> Rows:
@@ -71,10 +73,19 @@ def days_view(tx: Tx, chosen: Sequence[int]) -> tuple[str, Rows]:
 
 
 def settings_view(
-    tx: Tx, p: Profile, country: str | None, *, worksheet_waiting: bool, extra: Rows
+    tx: Tx,
+    p: Profile,
+    country: str | None,
+    *,
+    worksheet_waiting: bool,
+    extra: Rows,
+    lead: str = "",
 ) -> tuple[str, Rows]:
-    """`country`: its name as shown; `extra`: rows other features add (daily: skip today)."""
-    if not p.daily_enabled or p.daily_time is None:
+    """`country`: its name as shown; `extra`: rows other features add (daily: skip today;
+    language, discretion); `lead`: what just changed, on top. Each toggle has a line saying
+    what it does, and its button says what a tap will do."""
+    daily_on = p.daily_enabled and p.daily_time is not None
+    if not daily_on:
         daily = tx("settings.daily_off")
     else:
         daily = tx("settings.daily_on", time=p.daily_time, days=days_label(tx, p.daily_days))
@@ -84,38 +95,43 @@ def settings_view(
     def on_off(value: bool) -> str:
         return tx("settings.on") if value else tx("settings.off")
 
+    zone = geo.zone_label(p.timezone, country=p.country) if p.timezone else None
     text = tx(
         "settings.summary",
         country=country or tx("settings.not_set"),
-        timezone=p.timezone or tx("settings.not_set"),
+        timezone=zone or tx("settings.not_set"),
         daily=daily,
         neutral=on_off(p.neutral_wording),
         silent=on_off(p.silent),
         discreet=on_off(p.discreet),
     )
+    if lead:
+        text = f"{lead}\n\n{text}"
     if worksheet_waiting:
         text += "\n\n" + tx("settings.worksheet_waiting")
 
     def item(key: str, value: str) -> Button:
         return (tx(key), cb.SettingsButton(value).encode())
 
-    def flip(key: str, name: str, now_on: bool) -> Button:
+    def flip(name: str, now_on: bool) -> Button:
         # The button says which value it sets, so a double tap or a stale menu cannot
-        # flip a setting back.
+        # flip a setting back; its label says what the tap will do.
+        key = f"settings.btn_{name}_{'off' if now_on else 'on'}"
         return item(key, f"{name}:{'off' if now_on else 'on'}")
 
-    pause_label = "settings.btn_resume" if p.paused else "settings.btn_pause"
+    if daily_on:
+        daily_rows: Rows = [
+            [item("settings.btn_time", "time"), item("settings.btn_days", "days")],
+            [flip("pause", p.paused)],
+        ]
+    else:
+        daily_rows = [[item("settings.btn_daily_start", "time")]]
     return text, [
         [item("settings.btn_country", "country"), item("settings.btn_tz", "tz")],
-        [item("settings.btn_time", "time"), item("settings.btn_days", "days")],
-        [
-            flip(pause_label, "pause", p.paused),
-            flip("settings.btn_neutral", "neutral", p.neutral_wording),
-        ],
-        [
-            flip("settings.btn_silent", "silent", p.silent),
-            flip("settings.btn_discreet", "discreet", p.discreet),
-        ],
+        *daily_rows,
+        [flip("neutral", p.neutral_wording)],
+        [flip("silent", p.silent)],
+        [flip("discreet", p.discreet)],
         *extra,
         [item("settings.btn_forget", "forget"), item("settings.btn_done", "close")],
     ]

@@ -147,7 +147,13 @@ def step_buttons(
     return rows
 
 
-def finished_buttons(tx: Tx, worksheet: Worksheet, *, again: bool = False) -> Rows:
+def finished_buttons(
+    tx: Tx, worksheet: Worksheet, *, again: bool = False, answered: bool = True
+) -> Rows:
+    """`answered`: some answer is stored; without one there is nothing to review, export
+    or delete, so the only way on is to go through it again."""
+    if not answered:
+        return [[(tx("worksheets.btn_again"), _ws("again", worksheet))]]
     rows: Rows = [
         [(tx("worksheets.btn_review"), _ws("rev", worksheet, 0))],
         [(tx("worksheets.btn_export"), _ws("exp"))],

@@ -168,7 +168,7 @@ async def test_silent_setting_is_respected(bot: BotUnderTest) -> None:
     await bot.onboard()
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
-    await bot.press(menu, "Silent")
+    await bot.press(menu, "Make check-ins silent")
     await bot.settle()
     await bot.send("he is outside")
     reply = await bot.next(containing="999")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.emulator import BotApiEmulator
-from tests.conftest import USER, BotUnderTest, make_settings
+from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
 
 GROUP = -500100
 
@@ -25,9 +25,13 @@ async def test_media_and_odd_texts_get_kind_replies(
 ) -> None:
     await bot.onboard()
     await bot.send(sticker=True)
-    assert "only read text" in ((await bot.next()).text or "")
+    assert "don't keep stickers" in ((await bot.next()).text or "")
     await bot.send(photo=True)
-    assert "only read text" in ((await bot.next()).text or "")
+    photo = await bot.next()
+    assert "I don't keep photos" in (photo.text or "") and "still in this chat" in (
+        photo.text or ""
+    )
+    assert buttons_of(photo)
     await bot.send(voice=True)
     assert "voice" in ((await bot.next()).text or "")
     await bot.send("x" * 4096)
@@ -215,8 +219,8 @@ async def test_settings_toggles_set_a_value(bot: BotUnderTest) -> None:
     await bot.onboard()
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
-    await bot.press(menu, "Discreet mode")
-    await bot.press(menu, "Discreet mode")  # a double tap on the same (stale) button
+    await bot.press(menu, "Turn discreet mode on")
+    await bot.press(menu, "Turn discreet mode on")  # a double tap on the same (stale) button
     await bot.settle()
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.discreet

@@ -48,7 +48,7 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         read_until("Which country")
         read_until("[7] Germany")  # buttons are numbered
         type_line("7")  # pressing a button by its number
-        read_until("Europe/Berlin")
+        read_until("time zone to Central European: Berlin")
         read_until("check-in once a day")
         type_line("07:30")
         read_until("Could someone else read")
@@ -74,7 +74,7 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
 
         # A panel edited in place takes its old buttons with it.
         type_line("/settings")
-        read_until("] Neutral")  # the button, not the summary line
+        read_until("] Turn neutral wording on")  # the button, not the summary line
         old = seen[-1].split("[")[1].split("]")[0]
         type_line(old)
         read_until("[edited #")

@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from bot.crypto import CryptoError
 from bot.emulator import SentMessage
-from bot.services import export
+from bot.services import export, pdf_text
 from bot.services.people import Person
 from bot.services.worksheet_model import Worksheet
 from bot.services.worksheets import WorksheetService
@@ -320,7 +320,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         bot.services.tx,
         bot.clock(),
     )
-    assert len(reader.pages) == export.pages_for(len(export.pdf_lines(expected)))
+    assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))
     text = "".join(p.extract_text() for p in reader.pages)
     assert "opening the second section" in text and "a quiet morning" in text
 
@@ -560,7 +560,7 @@ async def test_whitespace_stickers_and_helpers(bot: BotUnderTest) -> None:
     await bot.send("   ")
     await bot.next(containing="looked empty")
     await bot.send(sticker=True)
-    await bot.next(containing="only read text")
+    await bot.next(containing="don't keep stickers")
     await bot.settle()
     assert await saved_answers(bot) == {}
 

@@ -34,6 +34,7 @@ SCHEMAS = (
     "bot.services.urge_texts",
     "bot.services.phrases",
     "bot.services.phrase_patterns",
+    "bot.services.conversation",
     # Data the schemas check against: IANA's country and zone tables, urge ids.
     "bot.services.zone_table",
     "bot.services.urge_model",
