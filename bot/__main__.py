@@ -21,7 +21,7 @@ from bot.config import (
     ensure_data_dir,
     load_settings,
 )
-from bot.content import ContentError, check_content, content_dir
+from bot.content import ContentError, check_report, content_dir
 from bot.crypto import MasterKey, random_key
 from bot.datalock import DataDirLock
 from bot.keys import encode_key, resolve_master_key, write_key_file
@@ -91,10 +91,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "content":
-        problems = check_content(args.dir)
+        problems, notes = check_report(args.dir)
         for problem in problems:
             print(problem)
+        for note in notes:
+            print(note)
         where = args.dir or content_dir()
+        if notes:
+            print(f"{len(notes)} gap(s) in disabled languages (not shown to anyone)")
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()

@@ -45,6 +45,7 @@ from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
+from bot.services.languages import LanguageCache
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.worksheet_flow import WorksheetFlow
@@ -121,8 +122,9 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     people_store = PeopleStore(db)
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
+    languages = LanguageCache()
     people = PeopleService(
-        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger)
+        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, languages)
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock)
     deliveries = DeliveryStore(db)
@@ -132,7 +134,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts),
+        sender=make_sender(app.bot, content.locales),
         is_running=lambda: app.running,
     )
     return Services(
@@ -148,7 +150,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=JournalService(journal_store, deliveries, clock),
         dispatcher=dispatcher,
-        exporter=Exporter(worksheet_data, journal_store, content.prompts, clock),
+        exporter=Exporter(worksheet_data, journal_store, clock),
+        languages=languages,
         urgent_bot=urgent_bot,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import Message
+from telegram import Message, Update
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.clock import Clock
@@ -16,9 +16,11 @@ from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
+from bot.services.languages import LanguageCache
 from bot.services.ledger import MessageLedger
-from bot.services.people import PeopleService
+from bot.services.people import PeopleService, Person
 from bot.services.worksheet_flow import WorksheetFlow
+from bot.services.worksheet_model import Worksheet
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.texts import Tx
@@ -47,6 +49,7 @@ class Services:
     journal: JournalService
     dispatcher: Dispatcher
     exporter: Exporter
+    languages: LanguageCache
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]
@@ -69,6 +72,37 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         super().__init__(application, chat_id=chat_id, user_id=user_id)
         self.crisis: CrisisMatch | None = None
         self.crisis_reply: Message | None = None
+        self.telegram_language: str | None = None  # the sender's `language_code`
+        self._language: str | None = None  # bound by `bind` once the person is known
+
+    @classmethod
+    def from_update(
+        cls, update: object, application: Application[Any, Any, Any, Any, Any, Any]
+    ) -> Context:
+        context = super().from_update(update, application)
+        assert isinstance(context, Context)
+        if isinstance(update, Update) and update.effective_user is not None:
+            context.telegram_language = update.effective_user.language_code
+        return context
+
+    def bind(self, person: Person) -> None:
+        """The person behind this update is known: speak their stored choice from now on
+        (and remember it in memory for replies that cannot wait on storage)."""
+        locales = self.services.content.locales
+        self._language = locales.resolve(person.profile.language, self.telegram_language)
+        self.services.languages.remember(person.person_id, person.profile.language)
+
+    @property
+    def language(self) -> str:
+        """This update's language: the person's stored choice; else Telegram's
+        `language_code` if we serve it; else English."""
+        if self._language is not None:
+            return self._language
+        services = self.services
+        stored = None
+        if self._user_id is not None:
+            stored = services.languages.chosen(services.people.person_id(self._user_id))
+        return services.content.locales.resolve(stored, self.telegram_language)
 
     def note_saved(self, update_id: int) -> None:
         """What the person wrote in this update is stored: if handling fails after this,
@@ -86,8 +120,13 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
     @property
     def tx(self) -> Tx:
         """This update's translator: every UI text a handler or view shows comes through
-        here, so a person's language can be chosen in this one place."""
-        return self.services.tx
+        here, so a person's language is chosen in this one place (`language`)."""
+        return self.services.content.locales[self.language].texts
+
+    def local(self, worksheet: Worksheet) -> Worksheet:
+        """The worksheet in this update's language: the same ids, sections and questions
+        (a translation overlays only strings), so it stands in for the English one anywhere."""
+        return self.services.content.locales[self.language].worksheets.get(worksheet.id, worksheet)
 
     @property
     def services(self) -> Services:

@@ -33,7 +33,7 @@ from bot.services.crisis_reply import (
     needs_nation,
 )
 from bot.services.helplines import parts_of
-from bot.services.places import english_name
+from bot.services.places import name_in
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +63,10 @@ async def country_of(context: Context, user_id: int) -> str | None:
     except Exception as exc:  # storage down or slow: the reply must still go out
         log.warning("crisis country lookup failed: %s", type(exc).__name__)
         return None
-    return None if person is None else person.profile.country
+    if person is None:
+        return None
+    context.bind(person)
+    return person.profile.country
 
 
 def crisis_buttons(
@@ -154,7 +157,7 @@ def _reply_text(
     context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
 ) -> str:
     content = context.services.content
-    label = english_name(country, content.helplines) if country else None
+    label = name_in(country, content.helplines, context.language) if country else None
     return compose_reply(
         kind,
         content.crisis_book,
@@ -314,7 +317,7 @@ async def _ask_country(update: Update, context: Context, kind: CrisisKind) -> No
     k = _KIND_CODES[kind]
     flat: list[Button] = [
         (
-            english_name(code, services.content.helplines),
+            name_in(code, services.content.helplines, context.language),
             CrisisButton("cty", f"{k}:{code}").encode(),
         )
         for code in order
@@ -365,7 +368,7 @@ async def _ask_again(update: Update, context: Context, kind: CrisisKind) -> None
     k = _KIND_CODES[kind]
     flat: list[Button] = [
         (
-            english_name(code, services.content.helplines),
+            name_in(code, services.content.helplines, context.language),
             CrisisButton("cty", f"{k}:{code}").encode(),
         )
         for code in order
@@ -406,7 +409,7 @@ async def _country_chosen(
     people = services.people
     person_id = people.person_id(user.id)
     services.crisis_cache.remember_country(person_id, code)
-    label = english_name(code, services.content.helplines)
+    label = name_in(code, services.content.helplines, context.language)
     text = context.tx("crisis_help.country_set", country=label) + "\n\n"
     text += _reply_text(context, kind, code)
     trigger = update.effective_message if typed else None

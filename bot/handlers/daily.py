@@ -31,11 +31,11 @@ from bot.handlers.common import (
     strip_buttons,
 )
 from bot.handlers.setup import SetupFeature
+from bot.locales import Locales
 from bot.send_policy import AT_MOST_ONCE
 from bot.services.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
-from bot.texts import Tx
 from bot.views import Rows
 from bot.views.journal import journal_page, prompt_buttons, prompt_text
 
@@ -45,12 +45,15 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here)."""
+def make_sender(bot: ExtBot[Any], locales: Locales) -> Sender:
+    """How the dispatcher sends one prompt (a Telegram call: so it lives here), in the
+    language stored with the person (a job has no update to take it from)."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
-        cache_key = f"{claim.local_date}:{claim.neutral}"
+        locale = locales[claim.language]
+        tx = locale.texts
+        cache_key = f"{claim.local_date}:{claim.neutral}:{locale.code}"
         markup = markups.get(cache_key)
         if markup is None:
             if len(markups) > 8:
@@ -60,7 +63,9 @@ def make_sender(bot: ExtBot[Any], tx: Tx) -> Sender:
             )
         message = await bot.send_message(
             claim.chat_id,
-            prompt_text(tx, claim.prompt.text, neutral=claim.neutral),
+            prompt_text(
+                tx, locale.prompts.get(claim.prompt.id, claim.prompt.text), neutral=claim.neutral
+            ),
             reply_markup=markup,
             disable_notification=claim.silent,
             # At most once: a timed-out prompt may have arrived, so it is not retried.
@@ -315,7 +320,7 @@ class DailyFeature:
 
 
 def _prompts(context: Context) -> dict[str, str]:
-    return {p.id: p.text for p in context.services.content.prompts}
+    return dict(context.services.content.locales[context.language].prompts)
 
 
 async def _drop_buttons(update: Update) -> None:

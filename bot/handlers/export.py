@@ -23,7 +23,9 @@ async def export_command(update: Update, context: Context) -> None:
 
 async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     tx = context.tx
-    doc, day = await context.services.exporter.document(person, tx)
+    doc, day = await context.services.exporter.document(
+        person, context.services.content.locales[context.language]
+    )
     if doc.is_empty:
         await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
         return

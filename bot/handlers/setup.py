@@ -15,6 +15,7 @@ from bot.context import Context
 from bot.core.callbacks import (
     CountryButton,
     DayButton,
+    LanguageButton,
     SafetyButton,
     SettingsButton,
     TimeButton,
@@ -33,6 +34,7 @@ from bot.core.state import (
 )
 from bot.handlers import privacy
 from bot.handlers.common import country_name, current_person, replace_or_say, say
+from bot.locales import endonym
 from bot.services import geo
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
@@ -42,6 +44,7 @@ from bot.views.settings import (
     country_buttons,
     days_view,
     discreet_buttons,
+    language_view,
     safety_buttons,
     settings_view,
     time_buttons,
@@ -62,10 +65,48 @@ class SetupFeature:
         hub.router.on_callback(SafetyButton, self.on_safety_button)
         hub.router.on_callback(SettingsButton, self.on_settings_button)
         hub.router.on_callback(DayButton, self.on_day_button)
+        hub.router.on_callback(LanguageButton, self.on_language_button)
 
     # --- entry points -------------------------------------------------------------------
 
     async def begin(self, update: Update, context: Context, person: Person) -> None:
+        locales = context.services.content.locales
+        telegram = locales.supported(context.telegram_language)
+        if person.profile.language is None and telegram is not None:
+            # Kept with the profile: daily prompts are sent from a job, with no update.
+            person.profile.language = telegram
+            await context.services.people.save(person)
+            context.bind(person)
+        elif person.profile.language is None and len(locales.codes) > 1:
+            # Telegram did not say, or said a language we do not serve: ask, once.
+            await self.ask_language(update, context, person, ONBOARDING)
+            return
+        await self.ask(update, context, person, "country", ONBOARDING)
+
+    async def ask_language(
+        self, update: Update, context: Context, person: Person, mode: str
+    ) -> None:
+        await context.services.people.set_state(person, SetupState("language", mode).encode())
+        text, rows = language_view(context.tx, context.services.content.locales.choices())
+        if mode == SETTINGS:
+            await replace_or_say(context, update, text, person=person, buttons=rows)
+        else:
+            await say(context, person.chat_id, text, person=person, buttons=rows)
+
+    async def on_language_button(
+        self, update: Update, context: Context, data: LanguageButton
+    ) -> None:
+        found = await self._person_and_mode(update, context, "language")
+        if found is None or data.value not in context.services.content.locales.codes:
+            return
+        person, mode = found
+        person.profile.language = data.value
+        person.state = ""
+        await context.services.people.save(person)
+        context.bind(person)  # this reply, and every one after it, in the new language
+        if mode == SETTINGS:
+            await self.show_settings(update, context, person)
+            return
         await self.ask(update, context, person, "country", ONBOARDING)
 
     async def show_settings(self, update: Update, context: Context, person: Person) -> None:
@@ -78,8 +119,14 @@ class SetupFeature:
         extra: Rows = []
         for hook in self.hub.settings_rows:
             extra += await hook(context, person)
+        several = len(context.services.content.locales.codes) > 1
         text, buttons = settings_view(
-            context.tx, p, country, worksheet_waiting=waiting, extra=extra
+            context.tx,
+            p,
+            country,
+            worksheet_waiting=waiting,
+            extra=extra,
+            language=endonym(context.language) if several else None,
         )
         await replace_or_say(context, update, text, person=person, buttons=buttons)
 
@@ -163,7 +210,7 @@ class SetupFeature:
         tx = context.tx
         if step == "country":
             aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
-            code = geo.find_country(text, aliases)
+            code = geo.find_country(text, aliases) or context.services.content.places.find(text)
             if code is None:
                 await say(context, person.chat_id, tx("setup.country_unknown"), person=person)
                 return
@@ -283,6 +330,9 @@ class SetupFeature:
             return
         if arg == "days":
             await self._show_days(update, context, person)
+            return
+        if arg == "language":
+            await self.ask_language(update, context, person, SETTINGS)
             return
         if arg == "forget":
             await privacy.ask_to_forget(update, context, person)

@@ -209,6 +209,7 @@ class Claim:
     due_utc: int  # where next_due stood before the claim (put back on release)
     next_due_utc: int | None  # where the claim moved it
     next_due_date: str | None
+    language: str | None = None  # the person's stored choice (the sender has no update)
 
 
 @dataclass
@@ -558,7 +559,11 @@ class Dispatcher:
         if schedule_of(profile) is None or profile.skip_date == claim.local_date:
             return None
         return dataclasses.replace(
-            claim, chat_id=chat_id, neutral=profile.neutral_wording, silent=profile.silent
+            claim,
+            chat_id=chat_id,
+            neutral=profile.neutral_wording,
+            silent=profile.silent,
+            language=profile.language,
         )
 
     def _buffer_failed(self, claim: Claim) -> None:

@@ -3,16 +3,14 @@ person, opened in memory only. The file formats themselves are in bot/services/e
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import date
 
 from bot.clock import Clock
+from bot.locales import Locale
 from bot.services import export
 from bot.services.people import Person
-from bot.services.prompt_model import Prompt
 from bot.services.worksheets import WorksheetService
 from bot.storage.journal import JournalStore
-from bot.texts import Tx
 
 
 class Exporter:
@@ -20,16 +18,14 @@ class Exporter:
         self,
         worksheets: WorksheetService,
         journal: JournalStore,
-        prompts: Sequence[Prompt],
         clock: Clock,
     ) -> None:
         self._worksheets = worksheets
         self._journal = journal
-        self._prompts = {p.id: p.text for p in prompts}
         self._clock = clock
 
-    async def document(self, person: Person, tx: Tx) -> tuple[export.ExportDocument, date]:
-        """The document, and the person's local date (it names the file)."""
+    async def document(self, person: Person, locale: Locale) -> tuple[export.ExportDocument, date]:
+        """The document in the person's language, and their local date (it names the file)."""
         now = self._clock()
-        doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
+        doc = await export.collect(self._worksheets, self._journal, person, locale, now)
         return doc, now.astimezone(export.zone_of(person)).date()

@@ -38,6 +38,7 @@ class Profile:
     shared_device: bool | None = None  # answer to "could someone else read this chat?"
     active_worksheet: str | None = None
     pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
+    language: str | None = None  # chosen in /settings or onboarding; None: Telegram's, else en
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)

@@ -70,10 +70,24 @@ def days_view(tx: Tx, chosen: Sequence[int]) -> tuple[str, Rows]:
     ]
 
 
+def language_view(tx: Tx, choices: Sequence[tuple[str, str]]) -> tuple[str, Rows]:
+    """`choices`: (code, the language's own name), two to a row."""
+    flat: list[Button] = [(name, cb.LanguageButton(code).encode()) for code, name in choices]
+    return tx("language.ask"), [flat[i : i + 2] for i in range(0, len(flat), 2)]
+
+
 def settings_view(
-    tx: Tx, p: Profile, country: str | None, *, worksheet_waiting: bool, extra: Rows
+    tx: Tx,
+    p: Profile,
+    country: str | None,
+    *,
+    worksheet_waiting: bool,
+    extra: Rows,
+    language: str | None = None,
 ) -> tuple[str, Rows]:
-    """`country`: its name as shown; `extra`: rows other features add (daily: skip today)."""
+    """`country`: its name as shown; `extra`: rows other features add (daily: skip today);
+    `language`: the current language's own name, when there is a choice of languages (the
+    row needs no words: "🌐 Español" reads in any language)."""
     if not p.daily_enabled or p.daily_time is None:
         daily = tx("settings.daily_off")
     else:
@@ -117,5 +131,6 @@ def settings_view(
             flip("settings.btn_discreet", "discreet", p.discreet),
         ],
         *extra,
+        *([[("🌐 " + language, cb.SettingsButton("language").encode())]] if language else []),
         [item("settings.btn_forget", "forget"), item("settings.btn_done", "close")],
     ]

@@ -316,8 +316,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         svc(bot),
         JournalStore(bot.services.db),
         person,
-        {p.id: p.text for p in bot.services.content.prompts},
-        bot.services.tx,
+        bot.services.content.locales["en"],
         bot.clock(),
     )
     assert len(reader.pages) == export.pages_for(len(export.pdf_lines(expected)))
