@@ -8,6 +8,7 @@ one way. Only this module and bot/runtime.py construct stores and services.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -39,6 +40,7 @@ from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
+from bot.locales import ENGLISH
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
@@ -246,11 +248,28 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     return Wired(app, services, hub, features, jobs)
 
 
-def menu_commands(services: Services, hub: Hub) -> list[BotCommand]:
+def menu_commands(services: Services, hub: Hub, language: str = ENGLISH) -> list[BotCommand]:
+    texts = services.content.locales[language].texts
     names = [name for name, _ in hub.commands] + ["sos", "help"]
     order = services.content.texts.data.get("command_menu", names)
     return [
-        BotCommand(name, services.tx(f"commands.{name}"))
+        BotCommand(name, texts(f"commands.{name}"))
         for name in order
-        if name in names and services.content.texts.has(f"commands.{name}")
+        if name in names and texts.has(f"commands.{name}")
     ]
+
+
+async def publish_profile(bot: ExtBot[Any], services: Services, hub: Hub) -> None:
+    """The command menu and the bot's descriptions in every enabled language (Telegram
+    shows each person the one for their app's language; English is the default for the
+    rest). Concurrent: seven languages, three calls each, at start-up."""
+    calls = []
+    for code in services.content.locales.codes:
+        texts = services.content.locales[code].texts
+        tag = None if code == ENGLISH else code
+        calls += [
+            bot.set_my_commands(menu_commands(services, hub, code), language_code=tag),
+            bot.set_my_description(texts("about.description"), language_code=tag),
+            bot.set_my_short_description(texts("about.short_description"), language_code=tag),
+        ]
+    await asyncio.gather(*calls)

@@ -11,6 +11,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 from bot.clock import Clock
 from bot.config import Settings
 from bot.content import Content
+from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import Dispatcher
@@ -74,6 +75,7 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         self.crisis_reply: Message | None = None
         self.telegram_language: str | None = None  # the sender's `language_code`
         self._language: str | None = None  # bound by `bind` once the person is known
+        self._country: str | None = None
 
     @classmethod
     def from_update(
@@ -90,6 +92,7 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         (and remember it in memory for replies that cannot wait on storage)."""
         locales = self.services.content.locales
         self._language = locales.resolve(person.profile.language, self.telegram_language)
+        self._country = person.profile.country
         self.services.languages.remember(person.person_id, person.profile.language)
 
     @property
@@ -116,6 +119,12 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
     def was_saved(self, update_id: int) -> bool:
         saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
         return update_id in saved
+
+    @property
+    def formats(self) -> str:
+        """The CLDR locale for dates, times and numbers: the language, narrowed by the
+        person's country where CLDR knows the pair ("en_GB", "es_AR")."""
+        return local_format.locale_for(self.language, self._country)
 
     @property
     def tx(self) -> Tx:

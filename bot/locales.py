@@ -207,9 +207,7 @@ def _question_parity(english_sections: list[Mapping[str, Any]], mine: object) ->
         wanted = ("text", "hint") if question.get("hint") else ("text",)
         problems += [Problem(here, f"missing key {k}") for k in wanted if k not in entry]
         problems += [
-            Problem(
-                (*here, k), f"{k}: English has no {k} here" if k == "hint" else f"extra key {k}"
-            )
+            Problem((*here, k), "English has no hint here" if k == "hint" else f"extra key {k}")
             for k in entry
             if k not in wanted
         ]

@@ -33,6 +33,7 @@ from bot.handlers.common import (
 from bot.handlers.setup import SetupFeature
 from bot.locales import Locales
 from bot.send_policy import AT_MOST_ONCE
+from bot.services import local_format
 from bot.services.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
@@ -204,7 +205,8 @@ class DailyFeature:
         p.daily_enabled = True
         await self._schedule_changed(context, person)
         await _drop_buttons(update)
-        await say(context, person.chat_id, tx("daily.resumed", time=p.daily_time), person=person)
+        shown = local_format.hh_mm(p.daily_time, context.formats)
+        await say(context, person.chat_id, tx("daily.resumed", time=shown), person=person)
 
     async def _schedule_changed(self, context: Context, person: Person) -> None:
         await context.services.people.save(person)
@@ -316,6 +318,7 @@ class DailyFeature:
             zone,
             context.services.clock(),
             daily_on=schedule_of(person.profile) is not None,
+            language=context.formats,
         )
 
 

@@ -35,7 +35,7 @@ from bot.core.state import (
 from bot.handlers import privacy
 from bot.handlers.common import country_name, current_person, replace_or_say, say
 from bot.locales import endonym
-from bot.services import geo
+from bot.services import geo, local_format
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
 from bot.views import Rows
@@ -127,6 +127,7 @@ class SetupFeature:
             worksheet_waiting=waiting,
             extra=extra,
             language=endonym(context.language) if several else None,
+            time_shown=local_format.hh_mm(p.daily_time, context.formats) if p.daily_time else None,
         )
         await replace_or_say(context, update, text, person=person, buttons=buttons)
 
@@ -174,7 +175,7 @@ class SetupFeature:
             return
         await context.services.people.set_state(person, SetupState("timezone", mode).encode())
         choices = geo.main_zones(country, year) if country else ()
-        rows = zone_buttons(choices, country)
+        rows = zone_buttons(choices, country, context.language)
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
         await say(context, person.chat_id, tx(key), person=person, buttons=rows or None)
 
@@ -420,7 +421,10 @@ class SetupFeature:
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
         key = "setup.time_set_paused" if person.profile.paused else "setup.time_set"
         await replace_or_say(
-            context, update, tx(key, time=person.profile.daily_time), person=person
+            context,
+            update,
+            tx(key, time=local_format.hh_mm(person.profile.daily_time, context.formats)),
+            person=person,
         )
         await self.next_step(update, context, person, "time", mode)
 

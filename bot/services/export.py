@@ -116,7 +116,7 @@ async def collect(
     zone = zone_of(person)
     tx: Tx = locale.texts
     prompts = locale.prompts
-    lang = locale.code
+    lang = local_format.locale_for(locale.code, person.profile.country)
     sheets: list[ExportWorksheet] = []
     for row in sorted(await service.started(person), key=lambda r: r.started_at):
         answers = await service.answers(person, row.worksheet_id)

@@ -22,10 +22,11 @@ def country_buttons(tx: Tx, featured: Sequence[tuple[str, str]]) -> Rows:
     return [*rows, [(tx("setup.btn_skip_country"), cb.CountryButton("skip").encode())]]
 
 
-def zone_buttons(zones: Sequence[Zone], country: str | None = None) -> Rows:
-    """One button a clock, labelled in plain words ("Pacific: Los Angeles, Seattle")."""
+def zone_buttons(zones: Sequence[Zone], country: str | None = None, language: str = "en") -> Rows:
+    """One button a clock, labelled in plain words ("Pacific: Los Angeles, Seattle"), in
+    the person's language."""
     return [
-        [(geo.zone_label(z.name, country=country), cb.ZoneButton(z.name).encode())] for z in zones
+        [(geo.zone_label(z.name, language, country), cb.ZoneButton(z.name).encode())] for z in zones
     ]
 
 
@@ -84,14 +85,17 @@ def settings_view(
     worksheet_waiting: bool,
     extra: Rows,
     language: str | None = None,
+    time_shown: str | None = None,
 ) -> tuple[str, Rows]:
     """`country`: its name as shown; `extra`: rows other features add (daily: skip today);
     `language`: the current language's own name, when there is a choice of languages (the
-    row needs no words: "🌐 Español" reads in any language)."""
+    row needs no words: "🌐 Español" reads in any language); `time_shown`: the check-in
+    time as the person's language writes it."""
     if not p.daily_enabled or p.daily_time is None:
         daily = tx("settings.daily_off")
     else:
-        daily = tx("settings.daily_on", time=p.daily_time, days=days_label(tx, p.daily_days))
+        shown = time_shown or p.daily_time
+        daily = tx("settings.daily_on", time=shown, days=days_label(tx, p.daily_days))
         if p.paused:
             daily += " " + tx("settings.paused_suffix")
 

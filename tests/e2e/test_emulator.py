@@ -639,3 +639,26 @@ async def test_listeners_see_sends_edits_and_deletes(emu: BotApiEmulator, bot: B
         (sent.message_id, "edited"),
         (sent.message_id, "deleted"),
     ]
+
+
+async def test_descriptions_per_language_round_trip(emu: BotApiEmulator, bot: Bot) -> None:
+    assert await bot.set_my_description("A quiet companion.")
+    assert await bot.set_my_description("Una compañía tranquila.", language_code="es")
+    assert await bot.set_my_short_description("Quiet.")
+    assert await bot.set_my_short_description("Tranquila.", language_code="es")
+
+    assert (await bot.get_my_description(language_code="es")).description == (
+        "Una compañía tranquila."
+    )
+    # A language with none of its own gets the default, as in Telegram.
+    assert (await bot.get_my_description(language_code="fr")).description == "A quiet companion."
+    assert (await bot.get_my_short_description()).short_description == "Quiet."
+    assert emu.description("es") == "Una compañía tranquila."
+    assert emu.short_description("es") == "Tranquila."
+
+    assert await bot.set_my_description("", language_code="es")  # empty removes it
+    assert emu.description("es") is None
+    with pytest.raises(BadRequest, match="too long"):
+        await bot.set_my_short_description("x" * 121)
+    with pytest.raises(BadRequest, match="language code"):
+        await bot.set_my_description("x", language_code="español")
