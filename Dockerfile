@@ -4,10 +4,12 @@ FROM python:3.12-slim
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 BOT_DATA_DIR=/data
 
 WORKDIR /src
-COPY pyproject.toml README.md ./
+COPY pyproject.toml README.md requirements.lock ./
+# Dependencies exactly as locked, each wheel checked against its hash; then the bot alone.
+RUN pip install --require-hashes --only-binary=:all: -r requirements.lock
 COPY bot ./bot
 COPY content ./content
-RUN pip install . && rm -rf /src
+RUN pip install --no-deps . && rm -rf /src
 
 # The bot runs as uid/gid 10001 ("steady"). The entry step gives it the data dir (bind
 # mounts included) and drops root before the bot starts; see docker/entrypoint.sh.

@@ -27,12 +27,16 @@ def ensure_venv() -> None:
     if not PY.exists():
         print("Creating .venv ...", flush=True)
         venv.EnvBuilder(with_pip=True).create(VENV)
-    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes()).hexdigest()
+    lock = ROOT / "requirements.lock"
+    wanted = hashlib.sha256((ROOT / "pyproject.toml").read_bytes() + lock.read_bytes()).hexdigest()
     if STAMP.exists() and STAMP.read_text() == wanted:
         return
     print("Installing dependencies into .venv ...", flush=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip"], check=True)
-    subprocess.run([PY, "-m", "pip", "install", "--quiet", "-e", f"{ROOT}[dev]"], check=True)
+    pip = [PY, "-m", "pip", "install", "--quiet"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True)
+    # Runtime dependencies exactly as locked, each wheel checked against its hash.
+    subprocess.run([*pip, "--require-hashes", "--only-binary=:all:", "-r", lock], check=True)
+    subprocess.run([*pip, "-e", f"{ROOT}[dev]"], check=True)
     STAMP.write_text(wanted)
 
 

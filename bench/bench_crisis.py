@@ -52,7 +52,7 @@ def corpus(name: str) -> list[str]:
     for line in lines:
         if not line.strip() or line.startswith("#"):
             continue
-        texts.append(line.split("\t", 1)[-1])
+        texts.append(line.rsplit("\t", 1)[-1])
     return texts
 
 

@@ -48,7 +48,7 @@ from bot.services.delivery import Claim, Dispatcher, schedule_of
 from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.services.schedule import next_occurrence
 from bot.storage.database import Database
-from bot.storage.keystore import KeyStore
+from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS
 
 TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"
@@ -97,6 +97,7 @@ async def seed(directory: Path, people: int) -> None:
     now = int(DUE.timestamp()) - 86_400
     key_rows: list[tuple[str, bytes, int]] = []
     people_rows: list[tuple[str, bytes, bytes, int, str, int, int]] = []
+    identity_rows: list[tuple[str, str, str]] = []
     for n in range(people):
         user = FIRST_USER + n
         zone, local = ZONES[n % len(ZONES)]
@@ -107,7 +108,8 @@ async def seed(directory: Path, people: int) -> None:
         assert schedule is not None
         found = next_occurrence(schedule, DUE - dt.timedelta(seconds=1))
         assert found is not None and found[0] == DUE, (zone, found)
-        pid = pseudonym(pseudo, user)
+        pid = new_row_id()
+        identity_rows.append((pseudonym(pseudo, user), pid, pid))
         key = random_key()
         cipher = PersonCipher(pid, key)
         key_rows.append((pid, master.wrap(key, pid), now))
@@ -125,6 +127,9 @@ async def seed(directory: Path, people: int) -> None:
     async with keys.db.transaction() as conn:
         await conn.executemany(
             "INSERT INTO data_keys (person_id, wrapped, created_at) VALUES (?, ?, ?)", key_rows
+        )
+        await conn.executemany(
+            "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)", identity_rows
         )
     async with db.transaction() as conn:
         await conn.executemany(

@@ -21,8 +21,8 @@ import bot.app, bot.services.geo  # what a serving process has loaded anyway
 gc.collect()
 base = rss()
 start = time.perf_counter()
-from bot.services import zone_names
-zone_names.warm()
+from bot.services import zone_index, zone_names
+zone_index.warm()
 built = time.perf_counter() - start
 gc.collect()
 after = rss()

@@ -1,5 +1,5 @@
-"""Command line: `python -m bot [serve | sandbox | keys rotate | backup [PATH] [--keys PATH] |
-stats | health | content check]`.
+"""Command line: `python -m bot [serve | sandbox | keys rotate | keys retire |
+backup [PATH] [--keys PATH] | stats | health | content check]`.
 
 Every expected failure (configuration, key, storage, content) ends with one line on stderr
 and exit code 2; tracebacks are for bugs only.
@@ -22,13 +22,13 @@ from bot.config import (
     load_settings,
 )
 from bot.content import ContentError, check_report, content_dir
-from bot.crypto import MasterKey, random_key
 from bot.datalock import DataDirLock
-from bot.keys import encode_key, resolve_master_key, write_key_file
+from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
 from bot.storage.database import StorageError
-from bot.storage.keystore import WrongMasterKeyError
+from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
+EXIT_FAILED = 1
 EXIT_USAGE = 2
 log = logging.getLogger("bot")
 
@@ -47,7 +47,21 @@ def _parser() -> argparse.ArgumentParser:
     )
     keys = sub.add_parser("keys", help="key management")
     keys_sub = keys.add_subparsers(dest="keys_command", required=True)
-    keys_sub.add_parser("rotate", help="make a new master key and re-wrap every data key")
+    rotate = keys_sub.add_parser(
+        "rotate",
+        help="stage a new master key: every data key wrapped under it too; the old key keeps "
+        "working until `keys retire`",
+    )
+    rotate.add_argument(
+        "--new-key-file",
+        type=Path,
+        default=None,
+        help="with BOT_MASTER_KEY: write the new key here (mode 0600) unless BOT_NEW_MASTER_KEY "
+        "supplies it; in key-file mode it goes to master.key.new",
+    )
+    keys_sub.add_parser(
+        "retire", help="after `keys rotate`, run with the new key: the old key stops working"
+    )
     backup = sub.add_parser(
         "backup", help="write a consistent copy of the data database and/or the key store"
     )
@@ -115,8 +129,10 @@ def _run(args: argparse.Namespace) -> int:
 
         _warm_indexes()
         return asyncio.run(run_sandbox(args.data_dir, settings))
+    if args.command == "keys" and args.keys_command == "retire":
+        return asyncio.run(_retire(settings))
     if args.command == "keys":
-        return asyncio.run(_rotate(settings))
+        return asyncio.run(_rotate(settings, args.new_key_file))
     if args.command == "backup":
         if args.path is None and args.keys is None:
             raise ConfigError("backup needs a PATH for the data copy, --keys PATH, or both")
@@ -136,9 +152,9 @@ def _run(args: argparse.Namespace) -> int:
 def _warm_indexes() -> None:
     """Built before serving (about a second and 70 MB; docs/performance.md), so no person's
     answer waits on it inside the event loop."""
-    from bot.services import zone_names  # noqa: PLC0415
+    from bot.services import zone_index  # noqa: PLC0415
 
-    zone_names.warm()
+    zone_index.warm()
 
 
 async def _serve(settings: Settings) -> int:
@@ -157,38 +173,56 @@ async def _serve(settings: Settings) -> int:
     return 0
 
 
-async def _rotate(settings: Settings) -> int:
-    from bot.storage.keystore import KeyStore  # noqa: PLC0415
-
+async def _rotate(settings: Settings, new_key_file: Path | None) -> int:
     ensure_data_dir(settings.data_dir)
     lock = DataDirLock(settings.data_dir, "rotating keys (the running bot holds the old key)")
     lock.acquire()
-    old = resolve_master_key(settings)
-    new = MasterKey(random_key())
     try:
-        store = await KeyStore.open(settings.key_db, old)
-    except BaseException:
-        lock.release()
-        raise
-    try:
-        if settings.master_key is None:
-            # Write the new key beside the old one first: if re-wrapping fails, the old file
-            # still opens the store; if it succeeds, the swap below is one rename.
-            pending = settings.key_file.with_name("master.key.new")
-            write_key_file(pending, new)
-            count = await store.rotate(new)
-            pending.replace(settings.key_file)
-            print(
-                f"Rotated: {count} data key(s) re-wrapped; {settings.key_file} holds the new key."
-            )
-        else:
-            count = await store.rotate(new)
-            print(f"Rotated: {count} data key(s) re-wrapped.")
-            print("Set BOT_MASTER_KEY to this new value now; the old key no longer works:")
-            print(encode_key(new))
+        old = resolve_master_key(settings, rotating=True)
+        await (await KeyStore.open(settings.key_db, old)).close()  # a wrong key: one line
+        delivered = deliver_new_key(settings, new_key_file)
+        try:
+            count = await stage_rotation(settings, old, delivered.key)
+        except RotationError as exc:
+            print(f"error: {exc}; the old key still works", file=sys.stderr)
+            return EXIT_FAILED
     finally:
-        await store.close()
         lock.release()
+    try:
+        say(
+            f"Staged: {count} data key(s) wrapped under the new key, verified; the new key is "
+            f"in {delivered.where}. The old key still works."
+        )
+        if settings.master_key is None:
+            say("Finish with `python -m bot keys retire` (master.key.new becomes master.key).")
+        else:
+            say(
+                "Set BOT_MASTER_KEY to the new key, then run `python -m bot keys retire` "
+                "with it: only then does the old key stop working."
+            )
+    except (OSError, ValueError):
+        # Unconfirmed: the operator may not know what to do next. Nothing is lost (the old
+        # key still opens everything), but this is not a success.
+        print("error: could not print the next steps; the old key still works", file=sys.stderr)
+        return EXIT_FAILED
+    return 0
+
+
+async def _retire(settings: Settings) -> int:
+    ensure_data_dir(settings.data_dir)
+    lock = DataDirLock(settings.data_dir, "retiring a key (the running bot holds it)")
+    lock.acquire()
+    try:
+        count = await retire_old_key(settings)
+    except RotationError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_FAILED
+    finally:
+        lock.release()
+    try:
+        say(f"Retired the old master key: {count} data key(s) now open only with the new one.")
+    except (OSError, ValueError):
+        return EXIT_FAILED
     return 0
 
 

@@ -40,6 +40,7 @@ from bot.handlers.privacy import PrivacyFeature
 from bot.handlers.setup import SetupFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
+from bot.intake import build_intake_bot
 from bot.locales import ENGLISH
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
@@ -163,18 +164,21 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
     processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
+    # The bot parses each fetched update on its own (bot/intake.py).
+    intake_bot = build_intake_bot(
+        settings.token,
+        base_url=settings.api_url,
+        # Enough connections for the concurrent updates' and the daily prompts' sends.
+        request=http_transport(settings.http_timeout, pool=64),
+        get_updates_request=http_transport(settings.http_timeout, pool=1),
+        rate_limiter=SendPolicy(throttle=throttle, base_delay=backoff),
+    )
     builder = (
         ApplicationBuilder()
-        .token(settings.token)
+        .bot(intake_bot)
         .context_types(ContextTypes(context=Context))
-        .rate_limiter(SendPolicy(throttle=throttle, base_delay=backoff))
         .concurrent_updates(processor)
-        # Enough connections for the concurrent updates' and the daily prompts' sends.
-        .request(http_transport(settings.http_timeout, pool=64))
-        .get_updates_request(http_transport(settings.http_timeout, pool=1))
     )
-    if settings.api_url:
-        builder = builder.base_url(settings.api_url)
     app: StApp = builder.build()
     urgent_bot: ExtBot[Any] = ExtBot(
         settings.token,

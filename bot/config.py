@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from urllib.parse import urlsplit
 
 DEFAULT_DATA_DIR = "./data"
 MASTER_KEY_BYTES = 32
@@ -162,11 +163,16 @@ def ensure_data_dir(path: Path) -> None:
         ) from None
 
 
+def _local_api(api_url: str | None) -> bool:
+    host = urlsplit(api_url).hostname if api_url else None
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
 def check_key_placement(settings: Settings) -> None:
     """Serving for real (a token) keeps the master key out of the data volume: a copy of
     that volume or one of its backups must not carry the key that opens it."""
-    if settings.token is None:
-        return
+    if settings.token is None or _local_api(settings.api_url):
+        return  # the sandbox and the local emulator serve nobody
     chosen = settings.master_key_file
     if settings.master_key is None and chosen is not None and not chosen.parent.is_dir():
         raise ConfigError(f"BOT_MASTER_KEY_FILE {chosen}: its folder does not exist")

@@ -20,8 +20,9 @@ from bot import locales as loc
 from bot.locales import ENGLISH, Locale, Locales
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
-from bot.services.crisis import CrisisDetector, validate_terms
+from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
+from bot.services.crisis_terms import validate_terms
 from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helplines import Country, parse_helplines, validate_helplines
@@ -57,7 +58,7 @@ class Content:
     emergency: dict[str, Emergency]  # every ISO 3166-1 country
     crisis_book: Book  # helplines and emergency numbers together, for the crisis reply
     places: Places  # country names typed in any of the seven languages
-    crisis_terms: dict[str, dict[str, list[str]]]
+    crisis_terms: dict[str, Any]  # categories and languages, as in crisis_terms.yaml
     detector: CrisisDetector
     prompts: tuple[Prompt, ...]
     worksheets: dict[str, Worksheet]  # in display order

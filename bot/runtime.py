@@ -14,7 +14,6 @@ import logging
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import Update
 from telegram.ext import Job
 
 from bot.app import Foundation, StApp, build_application, publish_profile
@@ -23,9 +22,11 @@ from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
 from bot.datalock import DataDirLock
+from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.services.ledger import MessageLedger
 from bot.storage.database import Database
+from bot.storage.identities import move_legacy_rows
 from bot.storage.keystore import KeyStore
 from bot.storage.schema import MIGRATIONS
 
@@ -51,6 +52,12 @@ async def open_storage(settings: Settings) -> Storage:
     try:
         db = await Database.open(settings.data_db, MIGRATIONS)
     except BaseException:
+        await keys.close()
+        raise
+    try:
+        await move_legacy_rows(db, keys)
+    except BaseException:
+        await db.close()
         await keys.close()
         raise
     return Storage(db, keys)
@@ -108,7 +115,7 @@ class Runtime:
             raise RuntimeError("the PTB Application was built without an Updater")
         await app.updater.start_polling(
             poll_interval=self._poll_interval,
-            allowed_updates=Update.ALL_TYPES,
+            allowed_updates=list(ALLOWED_UPDATES),
             drop_pending_updates=False,
         )
         await app.start()

@@ -21,6 +21,7 @@ from bot.core.telegram_text import CALLBACK_DATA_LIMIT
 _TOKEN = re.compile(r"[A-Za-z0-9_+/-]{1,60}")
 _WORD = re.compile(r"[a-z]{1,12}")
 _NUMBER = re.compile(r"[0-9]{1,12}")
+_WORD_UNDERSCORE = re.compile(r"[a-z_]{1,20}")
 # A crisis button's argument may carry two fields ("v:GB-SCT": the reply kind, a place).
 _CRISIS_ARG = re.compile(r"[A-Za-z0-9_+/:-]{1,60}")
 
@@ -127,6 +128,28 @@ class CrisisButton(CallbackData):
         if not _WORD.fullmatch(action) or (sep and not _CRISIS_ARG.fullmatch(arg)):
             return None
         return cls(action, arg)
+
+
+@dataclass(frozen=True)
+class CheckButton(CallbackData):
+    """`check:<action>[:<kind>]`: the tier-2 "Are you safe right now?" check's answers
+    ("safe" is onboarding's shared-phone question). The kind rides along with "help" so the
+    emergency reply matches what was found."""
+
+    PREFIX: ClassVar[str] = "check"
+    ACTIONS: ClassVar[frozenset[str]] = frozenset({"help", "ok", "talk"})
+    action: str
+    kind: str = ""
+
+    def encode(self) -> str:
+        return f"{self.PREFIX}:{self.action}" + (f":{self.kind}" if self.kind else "")
+
+    @classmethod
+    def decode(cls, rest: str) -> Self | None:
+        action, sep, kind = rest.partition(":")
+        if action not in cls.ACTIONS or (sep and not _WORD_UNDERSCORE.fullmatch(kind)):
+            return None
+        return cls(action, kind)
 
 
 # --- daily check-ins and the journal ------------------------------------------------

@@ -256,6 +256,12 @@ class BotApiEmulator:
         }
         return state.updates.push("callback_query", payload)
 
+    def deliver_raw(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """Queue an update exactly as given: for shapes a client may fail to parse (Bot API
+        drift: a field it requires that Telegram no longer sends). Unsubscribed kinds are
+        dropped, as Telegram does."""
+        return self._state.updates.push(kind, payload)
+
     def _chat_for_sender(self, user: User, chat_id: int | None, chat_type: str) -> ChatLog:
         if chat_type == "private":
             if chat_id is not None and chat_id != user.id:

@@ -248,6 +248,9 @@ class BotApi:
         offset = params.optional_int("offset")
         limit = min(max(params.optional_int("limit") or 100, 1), 100)
         timeout = min(max(params.optional_number("timeout") or 0.0, 0.0), MAX_POLL_SECONDS)
+        allowed = params.array("allowed_updates")
+        if allowed is not None:
+            updates.allowed = frozenset(str(kind) for kind in allowed) or None
 
         # A newer poll ends any older one with 409, as Telegram does; it also releases
         # polls left behind by a client that gave up waiting.

@@ -150,6 +150,8 @@ class UpdateQueue:
         self._pending: deque[dict[str, Any]] = deque()
         self._next_id = 1
         self.changed = Signal()
+        # The bot's last allowed_updates (None: every type); Telegram keeps it between polls.
+        self.allowed: frozenset[str] | None = None
 
     def __len__(self) -> int:
         return len(self._pending)
@@ -157,6 +159,8 @@ class UpdateQueue:
     def push(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         update = {"update_id": self._next_id, kind: payload}
         self._next_id += 1
+        if self.allowed is not None and kind not in self.allowed:
+            return update  # Telegram never delivers a type the bot did not subscribe to
         self._pending.append(update)
         self.changed.notify()
         return update

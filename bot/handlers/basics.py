@@ -15,8 +15,10 @@ from bot.core.hub import Hub
 from bot.core.router import Router
 from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, setup_state
 from bot.core.telegram_text import DEEP_LINK_LIMIT
+from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
+from bot.services.people import UnreadableDataError
 
 log = logging.getLogger(__name__)
 
@@ -213,6 +215,9 @@ async def on_error(update: object, context: Context) -> None:
     log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
     if not isinstance(update, Update) or update.effective_user is None:
         return
+    if isinstance(error, UnreadableDataError) and update.effective_chat and is_private(update):
+        await privacy.offer_erasure(context, update.effective_chat.id)
+        raise ApplicationHandlerStop
     if isinstance(error, Forbidden):
         try:
             people = context.services.people

@@ -17,7 +17,7 @@ from bot.handlers.common import (
     replace_or_say,
     say,
 )
-from bot.services.people import Person
+from bot.services.people import Person, UnreadableDataError
 from bot.views.privacy import forget_buttons
 
 log = logging.getLogger(__name__)
@@ -60,14 +60,18 @@ async def on_button(update: Update, context: Context, data: ForgetButton) -> Non
     if arg == "no":
         await replace_or_say(context, update, tx("forget.cancelled"))
         return
-    person = await current_person(update, context)
-    if person is None:
+    people = context.services.people
+    try:
+        person = await current_person(update, context)
+        person_id = None if person is None else person.person_id
+    except UnreadableDataError as exc:
+        person_id = exc.person_id  # erasing needs no decryption
+    if person_id is None:
         await replace_or_say(context, update, tx("forget.nothing"))
         return
-    people = context.services.people
-    ids = await context.services.ledger.deletable(person.person_id) if arg == "clear" else []
+    ids = await context.services.ledger.deletable(person_id) if arg == "clear" else []
     # Delete first: a failing Telegram must not be able to cancel the erasure.
-    await people.forget(person.person_id)
+    await people.forget(person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
     await replace_or_say(context, update, tx("forget.done"))
     if ids:
@@ -75,6 +79,16 @@ async def on_button(update: Update, context: Context, data: ForgetButton) -> Non
             await delete_quietly(context, chat.id, ids)
         except TelegramError as exc:
             log.warning("chat not cleared after forget: %s", type(exc).__name__)
+
+
+async def offer_erasure(context: Context, chat_id: int) -> None:
+    """Their data no longer opens: say so plainly, and offer the one thing that still works."""
+    tx = context.tx
+    buttons = [
+        [(tx("unreadable.btn_erase"), ForgetButton("yes").encode())],
+        [(tx("unreadable.btn_keep"), ForgetButton("no").encode())],
+    ]
+    await say(context, chat_id, tx("unreadable.offer"), buttons=buttons)
 
 
 class PrivacyFeature:

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import json
+import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
 from bot.clock import Clock
-from bot.crypto import PersonCipher, pseudonym
+from bot.crypto import CryptoError, PersonCipher, pseudonym
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
+
+log = logging.getLogger(__name__)
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
 PROFILE_SLOT = "profile"
@@ -39,6 +42,9 @@ class Profile:
     active_worksheet: str | None = None
     pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
     language: str | None = None  # chosen in /settings or onboarding; None: Telegram's, else en
+    # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
+    # the row put back is refused (0: written before revisions existed).
+    revision: int = 0
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
@@ -80,6 +86,19 @@ class PersonListener(Protocol):
     def forgotten(self, person_id: str) -> None: ...
 
 
+class UnreadableDataError(Exception):
+    """A person's row or data key no longer opens (corruption, tampering, a rolled-back
+    copy). They can still erase everything: deletion never needs decryption."""
+
+    def __init__(self, person_id: str) -> None:
+        super().__init__("a person's data could not be opened")
+        self.person_id = person_id
+
+
+class RolledBackError(UnreadableDataError):
+    """The person's row is older than the newest one written: put back from a copy."""
+
+
 class PeopleService:
     def __init__(
         self,
@@ -97,8 +116,14 @@ class PeopleService:
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
         self._listeners = tuple(listeners)
 
-    def person_id(self, user_id: int) -> str:
+    def _handle(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
+
+    def person_id(self, user_id: int) -> str:
+        """The person's random row id; for someone unknown, their handle, which is never a
+        row id (another shape), so it finds nothing."""
+        handle = self._handle(user_id)
+        return self.keys.row_id(handle) or handle
 
     def _now(self) -> int:
         return int(self._clock().timestamp())
@@ -108,29 +133,41 @@ class PeopleService:
         if cached is not None:
             self._ciphers.move_to_end(person_id)
             return cached
-        key = await self.keys.data_key(person_id)
+        owner = self.keys.owner_of(person_id)
+        if owner is None:
+            return None
+        key = await self.keys.data_key(owner)
         if key is None:
             if not create:
                 return None
-            key = await self.keys.create_data_key(person_id)
-        return self._remember(PersonCipher(person_id, key))
+            key = await self.keys.create_data_key(owner)
+        return self._remember(person_id, PersonCipher(owner, key))
 
-    def _remember(self, cipher: PersonCipher) -> PersonCipher:
-        self._ciphers[cipher.owner] = cipher
-        self._ciphers.move_to_end(cipher.owner)
+    def _remember(self, person_id: str, cipher: PersonCipher) -> PersonCipher:
+        self._ciphers[person_id] = cipher
+        self._ciphers.move_to_end(person_id)
         while len(self._ciphers) > _CIPHER_CACHE_SIZE:
             self._ciphers.popitem(last=False)
         return cipher
 
     async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
         missing = [p for p in person_ids if p not in self._ciphers]
-        if missing:
-            for pid, key in (await self.keys.data_keys(missing)).items():
-                self._remember(PersonCipher(pid, key))
+        owners = {o: p for p in missing if (o := self.keys.owner_of(p)) is not None}
+        if owners:
+            for owner, key in (await self.keys.data_keys(list(owners))).items():
+                self._remember(owners[owner], PersonCipher(owner, key))
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
         profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+        anchored = self.keys.anchored_version(row.person_id)
+        if profile.revision < anchored:
+            log.warning(
+                "refused a rolled-back person row (revision %d, newest written %d)",
+                profile.revision,
+                anchored,
+            )
+            raise RolledBackError(row.person_id)
         self._cache_prefs(row.person_id, profile)
         return Person(
             person_id=row.person_id,
@@ -147,19 +184,23 @@ class PeopleService:
         return await self.load_by_id(self.person_id(user_id))
 
     async def load_by_id(self, person_id: str) -> Person | None:
+        """Raises UnreadableDataError if the row or the key is there but does not open."""
         row = await self.store.get(person_id)
         if row is None:
             return None
-        cipher = await self.cipher(person_id)
-        if cipher is None:
-            # A row without a key is a /forget that stopped half-way (the key goes first):
-            # finish it, so the person can start afresh instead of being locked out.
-            await self.store.delete(person_id)
-            return None
-        return self.open_row(row, cipher)
+        try:
+            cipher = await self.cipher(person_id)
+            if cipher is None:
+                # A row without a key is a /forget that stopped half-way (the key goes
+                # first): finish it, so the person can start afresh instead of being locked out.
+                await self.store.delete(person_id)
+                return None
+            return self.open_row(row, cipher)
+        except (CryptoError, ValueError, TypeError) as exc:  # bad seal, bad JSON, bad fields
+            raise UnreadableDataError(person_id) from exc
 
     async def create(self, user_id: int, chat_id: int, state: str) -> Person:
-        person_id = self.person_id(user_id)
+        person_id = await self.keys.identity(self._handle(user_id))
         if await self.store.get(person_id) is not None and await self.cipher(person_id) is None:
             await self.store.delete(person_id)  # leftovers of a half-finished /forget
         cipher = await self.cipher(person_id, create=True)
@@ -177,7 +218,11 @@ class PeopleService:
         return Person(person_id, chat_id, profile, state, True, cipher)
 
     async def save(self, person: Person) -> None:
-        """Write profile, state and active flag (one statement, so never half-saved)."""
+        """Write profile, state and active flag (one statement, so never half-saved), then
+        anchor the new revision (a crash between leaves the row newer: it still opens)."""
+        person.profile.revision = (
+            max(person.profile.revision, self.keys.anchored_version(person.person_id)) + 1
+        )
         await self.store.update(
             person.person_id,
             now=self._now(),
@@ -186,6 +231,7 @@ class PeopleService:
             active=person.active,
         )
         self._cache_prefs(person.person_id, person.profile)
+        await self.keys.anchor_version(person.person_id, person.profile.revision)
 
     def _cache_prefs(self, person_id: str, profile: Profile) -> None:
         for listener in self._listeners:
@@ -201,7 +247,7 @@ class PeopleService:
     async def forget(self, person_id: str) -> None:
         """Destroy the key first: if deleting rows then fails, they are already unreadable."""
         try:
-            await self.keys.destroy_data_key(person_id)
+            await self.keys.destroy_identity(person_id)
         finally:
             # Even if scrubbing the key store's WAL failed, the key is gone: never seal
             # anything more with the cached copy.

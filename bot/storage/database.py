@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -38,6 +39,7 @@ class Database:
     @classmethod
     async def open(cls, path: Path, migrations: Sequence[tuple[int, str]]) -> Database:
         try:
+            make_private(path)
             conn = await aiosqlite.connect(path, isolation_level=None)
         except sqlite3.Error as exc:
             raise StorageError(f"cannot open {path}: {exc}") from None
@@ -125,6 +127,23 @@ class Database:
         # Under the write lock: VACUUM cannot run inside another task's open transaction.
         async with self._write_lock:
             await self.conn.execute("VACUUM INTO ?", (str(target),))
+
+
+def make_private(path: Path) -> None:
+    """The database file, created or not, readable by its owner only, whatever the umask.
+    SQLite gives its -wal and -shm files the main file's mode, so they follow."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise StorageError(f"cannot open {path}: {exc.strerror}") from None
+    try:
+        os.fchmod(fd, 0o600)
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm", "-journal"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.chmod(0o600)
 
 
 def _split_statements(script: str) -> list[str]:

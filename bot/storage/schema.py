@@ -12,7 +12,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         1,
         """
         CREATE TABLE people (
-            person_id TEXT PRIMARY KEY,           -- HMAC of the Telegram user id
+            person_id TEXT PRIMARY KEY,           -- random row id (keystore: identities)
             chat_enc BLOB NOT NULL,               -- sealed chat id
             profile_enc BLOB NOT NULL,            -- sealed JSON settings (country, timezone, ...)
             state TEXT NOT NULL DEFAULT '',       -- conversation position, never user text
@@ -122,6 +122,48 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
             wrapped BLOB NOT NULL,
             created_at INTEGER NOT NULL
         );
+        """,
+    ),
+    (
+        2,
+        """
+        -- A rotation in progress: the next master key's check value and wrapped pseudonym
+        -- key, and every data key wrapped under it too. Both keys open the store until
+        -- `keys retire` makes the next key the only one.
+        CREATE TABLE next_master (
+            key_id INTEGER PRIMARY KEY,
+            check_value BLOB NOT NULL,
+            pseudonym_key BLOB NOT NULL
+        );
+        CREATE TABLE data_keys_next (
+            person_id TEXT PRIMARY KEY,
+            wrapped BLOB NOT NULL,
+            created_at INTEGER NOT NULL
+        );
+        """,
+    ),
+    (
+        3,
+        """
+        -- The only link from a Telegram user to their rows: the data database keys rows by
+        -- a random row id, and this mapping (with the data key) is deleted on /forget, so
+        -- no copy of the data database, however old, leads back to the person.
+        -- `owner` names the data key and is bound into every sealed text's associated
+        -- data: the row id for people who joined since, the handle for people who joined
+        -- before (their texts were sealed under it; it never leaves this file).
+        CREATE TABLE identities (
+            handle TEXT PRIMARY KEY,      -- HMAC of the Telegram user id (pseudonym key)
+            row_id TEXT NOT NULL UNIQUE,  -- random; the data database's person_id
+            owner TEXT NOT NULL UNIQUE    -- data_keys.person_id
+        );
+        """,
+    ),
+    (
+        4,
+        """
+        -- The newest revision of the person's sealed settings ever written (it is inside
+        -- the sealed JSON, so it cannot be edited): an older one is a rolled-back row.
+        ALTER TABLE identities ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
         """,
     ),
 )

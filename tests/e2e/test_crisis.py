@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.e2e.test_worksheets import begin, has_button, labels, saved_answers, sheet
+
+CHECK = "Are you safe right now?"
 
 
 async def test_before_start_gives_regional_numbers_and_set_country(bot: BotUnderTest) -> None:
@@ -332,3 +335,78 @@ async def test_after_choosing_a_country_unknown_person_can_still_start(bot: BotU
     await bot.next()  # a kind reply, whatever it is, and no traceback
     await bot.send("/start")
     await bot.next(containing="Which country")  # onboarding begins as for anyone new
+
+
+# --- two tiers (issue 8) -------------------------------------------------------------------
+
+
+async def test_tier_one_from_idle_is_the_emergency_reply_at_once(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("he raped me")
+    reply = await bot.next()
+    assert "999" in (reply.text or "")
+    assert CHECK not in (reply.text or "")
+
+
+async def test_tier_two_from_idle_asks_and_says_nothing_else(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("I'm not ok 😭😭😭")
+    check = await bot.next()
+    assert CHECK in (check.text or "")
+    assert labels(check) == ["I need help now", "I'm safe", "Talk it through"]
+    await bot.settle()
+    assert bot.unread() == []  # no "send /worksheets" or storage note under the check
+    await bot.press(check, "I'm safe")
+    ack = await bot.next(containing="glad you're safe")
+    assert "/" not in (ack.text or "")  # no menu of commands
+
+
+async def test_tier_two_help_now_gives_the_emergency_reply_for_the_kind(bot: BotUnderTest) -> None:
+    await bot.onboard(country="Germany")
+    await bot.send("I was in danger back then but I'm safe now")
+    check = await bot.next(containing=CHECK)
+    await bot.press(check, "I need help now")
+    reply = await bot.next(containing="112")
+    assert "emergency" in (reply.text or "").lower()
+    await bot.press(check, "Talk it through")
+    await bot.next(containing="feet on the floor")
+
+
+async def test_a_forged_safety_check_button_still_gives_help(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("I can't cope")
+    check = await bot.next(containing=CHECK)
+    await bot.press(check, data="check:help:nonsense")
+    await bot.next(containing="999")
+
+
+async def test_tier_one_inside_a_worksheet_keeps_the_answer_and_the_question(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await begin(bot)
+    words = "he choked me last night"
+    await bot.send(words)
+    reply = await bot.next(predicate=has_button("Continue the worksheet"))
+    assert "999" in (reply.text or "")
+    assert await saved_answers(bot) == {sheet(bot).questions[0].id: (words,)}
+    await bot.press(reply, "Continue the worksheet")
+    await bot.next(containing="Question 2 of")
+
+
+async def test_tier_two_inside_a_worksheet_asks_and_leaves_the_person_there(
+    bot: BotUnderTest,
+) -> None:
+    await bot.onboard()
+    await begin(bot)
+    words = "honestly I can't cope with any of this"
+    await bot.send(words)
+    check = await bot.next(predicate=has_button("Continue the worksheet"))
+    assert CHECK in (check.text or "")
+    assert labels(check)[:3] == ["I need help now", "I'm safe", "Talk it through"]
+    await bot.press(check, "I'm safe")
+    await bot.next(containing="glad you're safe")
+    await bot.settle()
+    assert not [m for m in bot.unread() if "Question" in (m.text or "")]  # nothing moved on
+    await bot.press(check, "Continue the worksheet")
+    await bot.next(containing="Question 2 of")

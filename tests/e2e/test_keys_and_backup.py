@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import re
 import sqlite3
 from pathlib import Path
 
-from tests.conftest import USER, BotUnderTest
+import pytest
+
+from bot.clock import ManualClock
+from bot.config import ConfigError
+from bot.emulator import BotApiEmulator
+from bot.keys import deliver_new_key, pending_key_file, read_key_file, stage_rotation
+from bot.storage.keystore import WrongMasterKeyError
+from tests.conftest import TOKEN, USER, BotUnderTest, make_settings
 from tests.unit.test_config import run_cli
 
 
@@ -18,20 +26,62 @@ def env_for(bot: BotUnderTest, key: bytes) -> dict[str, str]:
     }
 
 
-async def test_rotate_then_the_bot_reads_everything_with_the_new_key(
+async def test_rotate_then_retire_then_the_bot_reads_everything_with_the_new_key(
     bot: BotUnderTest, tmp_path: Path
 ) -> None:
     await bot.onboard(country="Ireland")
     await bot.stop()
-    assert bot.settings.master_key is not None
-    result = run_cli(env_for(bot, bot.settings.master_key), "keys", "rotate", cwd=tmp_path)
+    old = bot.settings.master_key
+    assert old is not None
+    new_file = tmp_path / "new.key"
+    result = run_cli(
+        env_for(bot, old), "keys", "rotate", "--new-key-file", str(new_file), cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
-    new_key = base64.b64decode(result.stdout.strip().splitlines()[-1])
-    assert new_key != bot.settings.master_key
-    bot.settings = dataclasses.replace(bot.settings, master_key=new_key)
+    new_key = base64.b64decode(new_file.read_text())
+    assert new_key != old and encode(new_key) not in result.stdout  # never only printed
+    assert new_file.stat().st_mode & 0o777 == 0o600
+    # Staged: both keys open everything; retiring with the old key is refused.
+    for key in (old, new_key):
+        assert (await loaded_country(bot, key)) == "IE"
+    refused = run_cli(env_for(bot, old), "keys", "retire", cwd=tmp_path)
+    assert refused.returncode == 1 and "new key" in refused.stderr
+    retired = run_cli(env_for(bot, new_key), "keys", "retire", cwd=tmp_path)
+    assert retired.returncode == 0, retired.stderr
+    assert (await loaded_country(bot, new_key)) == "IE"
+    gone = run_cli(env_for(bot, old), "stats", cwd=tmp_path)
+    assert gone.returncode == 0  # the data database needs no key ...
+    bot.settings = dataclasses.replace(bot.settings, master_key=old)
+    with pytest.raises(WrongMasterKeyError):  # ... but the old key opens no key store now
+        await bot.start()
+
+
+async def test_rotation_with_stdout_closed_fails_and_the_old_key_still_works(
+    bot: BotUnderTest, tmp_path: Path
+) -> None:
+    await bot.onboard(country="Ireland")
+    await bot.stop()
+    old = bot.settings.master_key
+    assert old is not None
+    new_file = tmp_path / "new.key"
+    for extra in ([], ["--new-key-file", str(new_file)]):
+        result = run_cli(env_for(bot, old), "keys", "rotate", *extra, cwd=tmp_path, stdout=None)
+        assert result.returncode != 0, (extra, result.stderr)
+        assert (await loaded_country(bot, old)) == "IE"
+
+
+async def loaded_country(bot: BotUnderTest, key: bytes) -> str | None:
+    bot.settings = dataclasses.replace(bot.settings, master_key=key)
     await bot.start()
-    person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.country == "IE"
+    try:
+        person = await bot.services.people.load(USER)
+        return None if person is None else person.profile.country
+    finally:
+        await bot.stop()
+
+
+def encode(key: bytes) -> str:
+    return base64.b64encode(key).decode()
 
 
 async def test_backup_is_consistent_and_names_the_key_file(
@@ -112,3 +162,49 @@ async def test_health_follows_the_serving_process(bot: BotUnderTest, tmp_path: P
     await bot.stop()
     stopped = run_cli(env, "health", cwd=tmp_path)
     assert stopped.returncode == 1 and "no Steady process" in stopped.stderr
+
+
+KEY_FILE_STEPS = ("new key file written", "staged", "key file renamed by retire")
+
+
+@pytest.mark.parametrize("crash_after", KEY_FILE_STEPS)
+async def test_key_file_rotation_recovers_from_a_crash_at_any_step(
+    emulator: BotApiEmulator, clock: ManualClock, tmp_path: Path, crash_after: str
+) -> None:
+    settings = make_settings(tmp_path / "data", emulator.base_url, master_key=None)
+    bot = BotUnderTest(emulator, settings, clock)
+    await bot.start()
+    await bot.onboard(country="Ireland")
+    await bot.stop()
+    old = read_key_file(settings.key_file)
+    pending = pending_key_file(settings)
+    # Run the rotation's steps up to the crash point, as `keys rotate` / `retire` do.
+    new = deliver_new_key(settings, None).key
+    if crash_after != KEY_FILE_STEPS[0]:
+        await stage_rotation(settings, old, new)
+    if crash_after == KEY_FILE_STEPS[2]:
+        pending.replace(settings.key_file)
+    env = {"BOT_DATA_DIR": str(settings.data_dir)}
+
+    if pending.exists():
+        with pytest.raises(ConfigError, match=re.escape(str(pending))):
+            await bot.start()
+        await bot.stop()  # releases the data dir, as `python -m bot` does on the way out
+        serve_env = {**env, "TELEGRAM_BOT_TOKEN": TOKEN, "TELEGRAM_BOT_API_URL": emulator.base_url}
+        result = run_cli(serve_env, "serve", cwd=tmp_path)
+        assert result.returncode == 2 and str(pending) in result.stderr
+        assert "keys rotate" in result.stderr and "keys retire" in result.stderr
+        rotated = run_cli(env, "keys", "rotate", cwd=tmp_path)
+        assert rotated.returncode == 0, rotated.stderr
+    else:
+        await bot.start()  # the new key file opens the staged store
+        assert (await bot.services.people.load(USER)) is not None
+        await bot.stop()
+    retired = run_cli(env, "keys", "retire", cwd=tmp_path)
+    assert retired.returncode == 0, retired.stderr
+    assert not pending.exists()
+    assert read_key_file(settings.key_file) == new != old
+    await bot.start()
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "IE"
+    await bot.stop()

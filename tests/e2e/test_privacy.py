@@ -3,6 +3,7 @@ log line. Feature tests add their own writing paths through `write_everywhere`."
 
 from __future__ import annotations
 
+import base64
 import logging
 import struct
 from datetime import UTC, datetime
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.storage.database import Database
 from tests.conftest import TOKEN, BotUnderTest, buttons_of
 
 PERSON = 7_654_321_987  # distinctive, so a stray copy of it is findable
@@ -114,6 +116,44 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     assert TOKEN not in logged
     assert TOKEN.split(":")[1] not in logged
     assert str(PERSON) not in logged
+
+
+async def sealed_material(*dbs: Database) -> list[bytes]:
+    """Every stored blob: ciphertexts, wrapped data keys, the wrapped pseudonym key."""
+    blobs: list[bytes] = []
+    for db in dbs:
+        tables = await db.fetch_all("SELECT name FROM sqlite_master WHERE type = 'table'")
+        for table in tables:
+            rows = await db.fetch_all(f"SELECT * FROM {table['name']}")
+            blobs += [bytes(v) for row in rows for v in row if isinstance(v, bytes) and len(v) > 16]
+    return blobs
+
+
+def printed_forms(blob: bytes) -> list[str]:
+    """How a blob shows in a log line: repr (SQL parameters), hex, base64; a prefix of each
+    long enough never to occur by chance."""
+    inner = repr(blob)[2:-1]
+    return [inner[:48], blob.hex()[:32], base64.b64encode(blob).decode()[:32]]
+
+
+async def test_no_key_material_or_ciphertext_in_debug_logs(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    await write_everywhere(bot)
+    material = await sealed_material(bot.services.db, bot.services.keys.db)
+    assert len(material) > 5, "the session must have stored sealed rows and wrapped keys"
+    await bot.send("/forget", user=PERSON)
+    confirm = await bot.next(PERSON, containing="Delete everything")
+    await bot.press(confirm, data="forget:yes", user=PERSON)
+    await bot.settle()
+    assert await bot.services.people.load(PERSON) is None
+    await bot.stop()
+    logged = caplog.text
+    assert logged
+    for blob in material:
+        for form in printed_forms(blob):
+            assert form not in logged, form
 
 
 async def test_wal_is_checked_too(bot: BotUnderTest) -> None:

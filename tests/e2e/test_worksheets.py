@@ -459,7 +459,8 @@ async def test_forget_leaves_nothing_and_old_backups_stay_sealed(
 
     await bot.onboard()  # the same person comes back: a new key, nothing carried over
     again = await person_of(bot)
-    assert again.person_id == person.person_id and again.profile.active_worksheet is None
+    # A new random row id: nothing links the old rows (in the backup) to the new ones.
+    assert again.person_id != person.person_id and again.profile.active_worksheet is None
     with pytest.raises(CryptoError):
         again.cipher.open_text(answer_slot(WS, question_id, answer_id), blob)
     await bot.send("/resume")

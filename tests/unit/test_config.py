@@ -15,18 +15,27 @@ from bot.config import ConfigError, check_key_placement, load_settings, read_dot
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
 
 
-def run_cli(env: dict[str, str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def run_cli(
+    env: dict[str, str], *args: str, cwd: Path, stdout: int | None = subprocess.PIPE
+) -> subprocess.CompletedProcess[str]:
+    """`stdout=None` runs the command with its standard output closed (a lost terminal)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
     clean.update(env)
     return subprocess.run(
         [sys.executable, "-m", "bot", *args],
         env=clean,
         cwd=cwd,
-        capture_output=True,
+        stdout=stdout if stdout is not None else subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
         text=True,
         timeout=60,
         check=False,
+        preexec_fn=None if stdout is not None else _close_stdout,
     )
+
+
+def _close_stdout() -> None:
+    os.close(1)
 
 
 @pytest.mark.parametrize(
@@ -92,11 +101,14 @@ def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:
         cwd=tmp_path,
     )
     assert first.returncode == 2  # no database yet: a clear line, not a crash
+    new_key = base64.b64encode(os.urandom(32)).decode()
     rotate = run_cli(
-        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1}, "keys", "rotate", cwd=tmp_path
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key1, "BOT_NEW_MASTER_KEY": new_key},
+        "keys",
+        "rotate",
+        cwd=tmp_path,
     )
     assert rotate.returncode == 0, rotate.stderr
-    new_key = rotate.stdout.strip().splitlines()[-1]
     wrong = run_cli(
         {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": key2}, "keys", "rotate", cwd=tmp_path
     )
@@ -104,7 +116,7 @@ def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:
     assert "master key does not match" in wrong.stderr
     assert len(wrong.stderr.strip().splitlines()) == 1
     again = run_cli(
-        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": new_key}, "keys", "rotate", cwd=tmp_path
+        {"BOT_DATA_DIR": str(data), "BOT_MASTER_KEY": new_key}, "keys", "retire", cwd=tmp_path
     )
     assert again.returncode == 0, again.stderr
 
@@ -116,7 +128,8 @@ def test_key_file_is_created_private_and_reused(tmp_path: Path) -> None:
     key_file = data / "master.key"
     assert key_file.stat().st_mode & 0o777 == 0o600
     assert "move it to a secret" in first.stderr
-    second = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "rotate", cwd=tmp_path)
+    assert (data / "master.key.new").stat().st_mode & 0o777 == 0o600
+    second = run_cli({"BOT_DATA_DIR": str(data)}, "keys", "retire", cwd=tmp_path)
     assert second.returncode == 0, second.stderr
     assert not (data / "master.key.new").exists()
 

@@ -11,22 +11,24 @@ import pytest
 from pypdf import PdfReader
 
 from bot.services.export import (
-    BODY,
-    FONT,
-    INDENT,
-    LINES_PER_PAGE,
-    MARGIN_SIDE,
     ExportAnswer,
     ExportDocument,
     ExportEntry,
     ExportSection,
     ExportWorksheet,
-    _new_pdf,
     build_markdown,
     build_pdf,
     filename,
-    pages_for,
     pdf_lines,
+)
+from bot.services.pdf_text import (
+    BODY,
+    FONT,
+    INDENT,
+    LINES_PER_PAGE,
+    MARGIN_SIDE,
+    new_pdf,
+    pages_for,
     pdf_safe,
 )
 
@@ -149,7 +151,7 @@ def test_long_text_wraps_within_the_page_and_loses_nothing() -> None:
     doc = document(1, parts=(long_answer,))
     wrapped = [line for line in pdf_lines(doc) if line.indent == INDENT]
     assert len(wrapped) > 10
-    measure = _new_pdf()
+    measure = new_pdf()
     measure.set_font(FONT, "", BODY)
     room = measure.w - 2 * MARGIN_SIDE - INDENT
     assert all(measure.get_string_width(line.text) <= room for line in wrapped)

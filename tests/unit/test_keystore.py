@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from bot.crypto import CryptoError, MasterKey, PersonCipher, pseudonym, random_key
-from bot.storage.keystore import KeyStore, WrongMasterKeyError
+from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
 
 async def test_wrong_master_key_is_detected_at_open(tmp_path: Path) -> None:
@@ -18,23 +18,50 @@ async def test_wrong_master_key_is_detected_at_open(tmp_path: Path) -> None:
         await KeyStore.open(path, MasterKey(random_key()))
 
 
-async def test_rotation_rewraps_and_old_rows_still_open(tmp_path: Path) -> None:
+async def test_staged_rotation_keeps_both_keys_until_retired(tmp_path: Path) -> None:
     path = tmp_path / "keys.sqlite3"
     old, new = MasterKey(random_key()), MasterKey(random_key())
     store = await KeyStore.open(path, old)
     pseudo_before = await store.pseudonym_key()
     key = await store.create_data_key("p1")
     sealed = PersonCipher("p1", key).seal_text("profile", "kept across rotation")
-    assert await store.rotate(new) == 1
+    assert set(await store.stage(new)) == {"p1"}
+    with pytest.raises(RotationError):
+        await store.retire_old_key()  # only with the new key
     await store.close()
 
-    with pytest.raises(WrongMasterKeyError):
-        await KeyStore.open(path, old)  # the old key is no longer needed, nor accepted
+    for master in (old, new):  # staged: either key opens everything
+        store = await KeyStore.open(path, master)
+        assert await store.pseudonym_key() == pseudo_before
+        assert await store.data_key("p1") == key
+        await store.close()
     store = await KeyStore.open(path, new)
-    assert await store.pseudonym_key() == pseudo_before  # pseudonyms do not change
+    assert await store.retire_old_key() == 1
+    await store.close()
+    with pytest.raises(WrongMasterKeyError):
+        await KeyStore.open(path, old)
+    store = await KeyStore.open(path, new)
     key_after = await store.data_key("p1")
     assert key_after is not None
     assert PersonCipher("p1", key_after).open_text("profile", sealed) == "kept across rotation"
+    await store.close()
+
+
+async def test_retire_refuses_keys_added_under_the_old_key_after_staging(tmp_path: Path) -> None:
+    path = tmp_path / "keys.sqlite3"
+    old, new = MasterKey(random_key()), MasterKey(random_key())
+    store = await KeyStore.open(path, old)
+    await store.stage(new)
+    late = await store.create_data_key("late")
+    await store.close()
+    store = await KeyStore.open(path, new)
+    with pytest.raises(RotationError, match="1 data key"):
+        await store.retire_old_key()
+    with pytest.raises(RotationError):  # never "no key", which would read as a /forget
+        await store.data_key("late")
+    await store.close()
+    store = await KeyStore.open(path, old)
+    assert await store.data_key("late") == late  # the old key still has it
     await store.close()
 
 

@@ -23,6 +23,9 @@ SCHEMAS = (
     "bot.services.prompt_model",
     "bot.services.helplines",
     "bot.services.crisis",
+    "bot.services.crisis_patterns",
+    "bot.services.crisis_normal",
+    "bot.services.crisis_terms",
     "bot.services.emergency",
     "bot.services.places",
     "bot.services.crisis_reply",
@@ -30,6 +33,7 @@ SCHEMAS = (
     "bot.services.panic_word",
     "bot.services.urge_texts",
     "bot.services.phrases",
+    "bot.services.phrase_patterns",
     # Data the schemas check against: IANA's country and zone tables, urge ids.
     "bot.services.zone_table",
     "bot.services.urge_model",

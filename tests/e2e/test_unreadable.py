@@ -1,0 +1,98 @@
+"""Deletion never depends on decryption: with any kind of row damaged, /forget still
+erases everything, and someone whose data cannot be opened is offered erasure. An older
+copy of a row put back is refused the same way, and logged."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.services.people import RolledBackError
+from bot.storage.database import Database
+from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.e2e.test_privacy import PERSON, write_everywhere
+
+# (which database, table, sealed column): every kind of row that holds a ciphertext.
+SEALED = [
+    ("data", "people", "profile_enc"),
+    ("data", "people", "chat_enc"),
+    ("data", "journal", "text_enc"),
+    ("data", "answer_parts", "text_enc"),
+    ("keys", "data_keys", "wrapped"),
+]
+
+
+def flipped(blob: bytes) -> bytes:
+    middle = len(blob) // 2
+    return blob[:middle] + bytes([blob[middle] ^ 0x5A]) + blob[middle + 1 :]
+
+
+async def corrupt(db: Database, table: str, column: str) -> int:
+    rows = await db.fetch_all(f"SELECT rowid, {column} FROM {table}")
+    for row in rows:
+        await db.execute(
+            f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+            (flipped(bytes(row[1])), row[0]),
+        )
+    return len(rows)
+
+
+@pytest.mark.parametrize(("which", "table", "column"), SEALED)
+async def test_forget_works_with_any_kind_of_row_corrupted(
+    bot: BotUnderTest, which: str, table: str, column: str
+) -> None:
+    await write_everywhere(bot)
+    person = await bot.services.people.load(PERSON)
+    assert person is not None
+    db = bot.services.db if which == "data" else bot.services.keys.db
+    assert await corrupt(db, table, column) > 0
+    await bot.restart()  # nothing opened is cached any more
+
+    await bot.send("/forget", user=PERSON)
+    offer = await bot.next(
+        PERSON,
+        predicate=lambda m: any(
+            t in (m.text or "") for t in ("Delete everything", "can't be opened")
+        ),
+    )
+    if table in ("people", "data_keys"):  # everything about them is unreadable: say so
+        assert "can't be opened" in (offer.text or "")
+    await bot.press(offer, data="forget:yes", user=PERSON)
+    await bot.find("Everything is deleted", chat=PERSON)
+    await bot.settle()
+    services = bot.services
+    for name in ("people", "journal", "answer_parts", "worksheet_progress", "deliveries"):
+        row = await services.db.fetch_one(f"SELECT COUNT(*) AS n FROM {name}")
+        assert row is not None and row["n"] == 0, name
+    keys = await services.keys.db.fetch_one("SELECT COUNT(*) AS n FROM data_keys")
+    assert keys is not None and keys["n"] == 0
+    assert services.people.person_id(PERSON) != person.person_id  # the link is gone too
+    # ... and they can start afresh.
+    await bot.send("/start", user=PERSON)
+    await bot.next(PERSON, containing="Which country")
+
+
+async def test_a_rolled_back_row_is_refused_and_reported(
+    bot: BotUnderTest, caplog: pytest.LogCaptureFixture
+) -> None:
+    await bot.onboard()
+    people = bot.services.people
+    person = await people.load(USER)
+    assert person is not None and not person.profile.silent
+    db = bot.services.db
+    old = await db.fetch_one(
+        "SELECT profile_enc FROM people WHERE person_id = ?", (person.person_id,)
+    )
+    assert old is not None
+    person.profile.silent = True  # a setting someone would want to undo
+    await people.save(person)
+    await db.execute(
+        "UPDATE people SET profile_enc = ? WHERE person_id = ?",
+        (old["profile_enc"], person.person_id),
+    )
+    await bot.restart()
+    with pytest.raises(RolledBackError):
+        await bot.services.people.load(USER)
+    assert "refused a rolled-back person row" in caplog.text
+    await bot.send("hello")
+    offer = await bot.next(containing="can't be opened")
+    assert any(d == "forget:yes" for _, d in buttons_of(offer))
