@@ -15,7 +15,7 @@ from pypdf import PdfReader
 
 from bot.crypto import CryptoError
 from bot.emulator import SentMessage
-from bot.services import export
+from bot.services import export, pdf_text
 from bot.services.people import Person
 from bot.services.worksheet_model import Worksheet
 from bot.services.worksheets import WorksheetService
@@ -319,7 +319,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         bot.services.content.locales["en"],
         bot.clock(),
     )
-    assert len(reader.pages) == export.pages_for(len(export.pdf_lines(expected)))
+    assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))
     text = "".join(p.extract_text() for p in reader.pages)
     assert "opening the second section" in text and "a quiet morning" in text
 
