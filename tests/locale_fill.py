@@ -20,7 +20,8 @@ from babel import Locale
 from bot.content import content_dir
 from bot.texts import DATA_KEYS
 
-LANGUAGES = ("es", "fr", "de", "it", "nl", "pt")
+# Every translation folder: a new language is tested as soon as it exists.
+LANGUAGES = tuple(sorted(p.name for p in (content_dir() / "locales").iterdir() if p.is_dir()))
 
 
 def _marker(language: str, key: str, english: str) -> str:
