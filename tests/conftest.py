@@ -24,6 +24,7 @@ from bot.context import Services
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.logs import pin_noisy_loggers
 from bot.runtime import Runtime
+from bot.services import zone_index
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvw"
 USER = 1001
@@ -217,6 +218,13 @@ def _code(country: str) -> str:
         "India": "IN",
     }
     return codes.get(country, country)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _zone_index_built() -> None:
+    """`python -m bot` builds the time-zone index before serving; so do the tests, once,
+    rather than inside the first onboarding's event loop."""
+    zone_index.warm()
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ import collections
 import copy
 import functools
 import re
-import time
 from pathlib import Path as FilePath
 from typing import Any
 
@@ -510,18 +509,17 @@ def test_detect_never_fails_on_arbitrary_text(text: str) -> None:
     assert match is None or match.kind in match.kinds
 
 
-def test_long_messages_stay_fast() -> None:
+def test_long_messages_are_read_whole() -> None:
+    # Their cost is measured in bench/bench_crisis.py (4,096-character entries), not here.
     detector = _detector()
     long_message = ("I walked to the shop and back, then made tea. " * 100)[:4096]
     unicode_message = ("Ça a été une journée très longue, épuisante. " * 100)[:4096]
     repeated = "a" * 4096
     for message in (long_message, unicode_message, repeated):
-        started = time.perf_counter()
-        for _ in range(20):
-            detector.detect(message)
-        per_call = (time.perf_counter() - started) / 20
-        # Generous for slow CI machines; a backtracking blow-up would take seconds.
-        assert per_call < 0.02, per_call
+        assert detector.detect(message) is None
+    buried = long_message[:3000] + " I want to die. " + long_message[:1000]
+    found = detector.detect(buried)
+    assert found is not None and found.kind == CrisisKind.SELF_HARM
 
 
 # --- validate_terms on broken documents ----------------------------------------------------

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import shutil
-import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -258,16 +257,14 @@ def test_detect_never_fails_on_arbitrary_text(text: str) -> None:
     assert matcher().detect(text) <= matcher().signals
 
 
-def test_long_messages_stay_fast() -> None:
+def test_long_messages_are_read_whole() -> None:
+    # Their cost is measured in bench/bench_phrases.py, not here.
     long_message = ("I walked to the shop and back, then I made tea and I miss. " * 80)[:4096]
     no_punctuation = ("i i i miss miss maybe maybe it it was was " * 100)[:4096]
     for message in (long_message, no_punctuation, "a" * 4096):
-        started = time.perf_counter()
-        for _ in range(20):
-            matcher().detect(message)
-        per_call = (time.perf_counter() - started) / 20
-        # Generous for slow CI machines; a blow-up in the matcher would take far longer.
-        assert per_call < 0.02, per_call
+        assert matcher().detect(message) <= matcher().signals
+    buried = long_message[:3000] + ". I want to text him so badly. " + long_message[:500]
+    assert "pull_back" in matcher().detect(buried)
 
 
 # --- validation ----------------------------------------------------------------------------
