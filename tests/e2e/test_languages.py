@@ -225,6 +225,8 @@ async def test_onboarding_asks_the_language_only_when_telegram_does_not_say(
     assert [d for _, d in buttons_of(ask)] == [
         f"lang:{c}" for c in bot.services.content.locales.codes
     ]
+    await send_as(bot, "/start", "ja")  # again, before answering: the same question
+    ask = await next_with_button(bot, "lang:")
     bot.emu.user_presses(USER, ask.message_id, "lang:de")
     country = await next_with_button(bot, "cty:")
     german = bot.services.content.locales["de"].texts
