@@ -95,8 +95,9 @@ def short_english(lang: str, content: Content) -> set[str]:
     """English texts under four words ("Skip", "Not now"): a button label or message equal
     to one is English too, unless the language writes it the same way ("OK", "Ok")."""
     english_texts, own = content.locales["en"].texts, content.locales[lang].texts
-    short = {english_texts(k) for k in english_texts.keys() if len(english_texts(k).split()) < 4}
-    return short - {own(k) for k in own.keys()}
+    theirs, mine = english_texts.keys(), own.keys()  # Texts is not a mapping: no iteration
+    short = {english_texts(k) for k in theirs if len(english_texts(k).split()) < 4}
+    return short - {own(k) for k in mine}
 
 
 def english_in(bot: BotUnderTest, lang: str | None = None) -> list[str]:
