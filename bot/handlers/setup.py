@@ -140,11 +140,8 @@ class SetupFeature:
         chat_id = person.chat_id
         if step == "country":
             await context.services.people.set_state(person, SetupState("country", mode).encode())
-            content = context.services.content
-            featured: list[str] = content.texts.data["featured_countries"]
-            # The countries that speak the person's language first: an order, never a choice.
-            ordered = content.places.shortlist(featured, context.telegram_language)
-            rows = country_buttons(tx, [(c, country_name(context, c)) for c in ordered])
+            featured: list[str] = context.services.content.texts.data["featured_countries"]
+            rows = country_buttons(tx, [(c, country_name(context, c)) for c in featured])
             await say(context, chat_id, tx("setup.ask_country"), person=person, buttons=rows)
         elif step == "timezone":
             await self._ask_timezone(update, context, person, mode)
