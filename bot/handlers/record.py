@@ -29,6 +29,7 @@ from bot.handlers.common import (
     strip_buttons,
     tell,
 )
+from bot.handlers.crisis_keep import add_under_reply
 from bot.handlers.record_files import (
     DOWNLOAD_LIMIT_MB,
     LANGUAGES,
@@ -242,18 +243,7 @@ class RecordFeature:
         reply's own buttons."""
         ours = views.continue_row(context.tx, state.step if state.step in STEPS else WHEN,
                                   state.entry_id)  # fmt: skip
-        reply = context.crisis_reply
-        if reply is not None:
-            rows = list(reply.reply_markup.inline_keyboard) if reply.reply_markup else []
-            rows.append(tuple(keyboard([ours]).inline_keyboard[0]))
-            try:
-                await context.bot.edit_message_reply_markup(
-                    person.chat_id, reply.message_id, reply_markup=InlineKeyboardMarkup(rows)
-                )
-                return
-            except BadRequest:
-                pass  # the reply is gone: offer the button on its own
-        await tell(context, person, context.tx("record.saved_crisis"), [ours])
+        await add_under_reply(context, person, [ours], context.tx("record.saved_crisis"))
 
     async def _set_when(
         self, context: Context, person: Person, entry_id: str, local: dt.datetime, precision: int

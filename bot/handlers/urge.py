@@ -12,8 +12,8 @@ from __future__ import annotations
 import logging
 from datetime import timedelta
 
-from telegram import InlineKeyboardMarkup, Update
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
 
 from bot.context import Context
 from bot.core.callbacks import UrgeButton
@@ -32,6 +32,7 @@ from bot.handlers.common import (
     say,
     tell,
 )
+from bot.handlers.crisis_keep import add_under_reply
 from bot.services.people import Person, UnreadableDataError
 from bot.services.urge import UrgeService, zone_of
 from bot.services.urge_texts import surf_steps
@@ -289,18 +290,7 @@ class UrgeFeature:
     async def _offer_continue(self, context: Context, person: Person, then: UrgeButton) -> None:
         """After a crisis reply the next step waits: a button under that reply takes it."""
         ours = [(context.tx("urge.btn_continue"), then.encode())]
-        reply = context.crisis_reply
-        if reply is not None:
-            rows = list(reply.reply_markup.inline_keyboard) if reply.reply_markup else []
-            rows.append(tuple(keyboard([ours]).inline_keyboard[0]))
-            try:
-                await context.bot.edit_message_reply_markup(
-                    person.chat_id, reply.message_id, reply_markup=InlineKeyboardMarkup(rows)
-                )
-                return
-            except BadRequest:
-                pass  # the reply is gone: offer the button on its own
-        await tell(context, person, context.tx("urge.label"), [ours])
+        await add_under_reply(context, person, [ours], context.tx("urge.label"))
 
     async def _discreet(self, context: Context, person: Person, message_id: int) -> None:
         if person.profile.discreet:
