@@ -22,7 +22,7 @@ from bot.services.crisis_reply import (
     needs_nation,
 )
 from bot.services.helplines import parts_of
-from bot.services.places import english_name
+from bot.services.places import name_in
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,10 @@ async def country_of(context: Context, user_id: int) -> str | None:
     except Exception as exc:  # storage down or slow: the reply must still go out
         log.warning("crisis country lookup failed: %s", type(exc).__name__)
         return None
-    return None if person is None else person.profile.country
+    if person is None:
+        return None
+    context.bind(person)  # the reply in their stored language, even after a restart
+    return person.profile.country
 
 
 def crisis_buttons(
@@ -138,7 +141,7 @@ def reply_text(
     context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
 ) -> str:
     content = context.services.content
-    label = english_name(country, content.helplines) if country else None
+    label = name_in(country, content.helplines, context.language) if country else None
     return compose_reply(
         kind,
         content.crisis_book,

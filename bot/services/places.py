@@ -44,6 +44,17 @@ def english_name(code: str, book: Mapping[str, Country]) -> str:
     return _babel_names("en").get(code) or country_names().get(code, code)
 
 
+def name_in(code: str, book: Mapping[str, Country], language: str) -> str:
+    """A country (or a part with lines of its own) named in `language`: CLDR's name for a
+    country ("Alemania"), the helplines' own name for a part ("Escocia"); English otherwise."""
+    if language == "en":
+        return english_name(code, book)
+    entry = book.get(code)
+    if entry is not None and entry.part_of:
+        return entry.names.get(language) or entry.name
+    return _babel_names(language).get(code) or english_name(code, book)
+
+
 def _index(book: Mapping[str, Country], aliases: Mapping[str, str]) -> dict[str, str]:
     iso = country_names()
     index: dict[str, str] = {}
