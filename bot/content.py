@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import importlib.resources
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -20,6 +20,7 @@ from bot import locales as loc
 from bot.locales import ENGLISH, Locale, Locales
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
+from bot.services import helpline_texts
 from bot.services.conversation import Words, validate_words
 from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
@@ -55,8 +56,8 @@ class ContentError(Exception):
 class Content:
     root: Path
     texts: Texts
-    helplines: dict[str, Country]
-    emergency: dict[str, Emergency]  # every ISO 3166-1 country
+    helplines: Mapping[str, Country]
+    emergency: Mapping[str, Emergency]  # every ISO 3166-1 country
     crisis_book: Book  # helplines and emergency numbers together, for the crisis reply
     places: Places  # country names typed in any of the seven languages
     crisis_terms: dict[str, Any]  # categories and languages, as in crisis_terms.yaml
@@ -273,9 +274,13 @@ def load_content(root: Path | None = None) -> Content:
 
     notes: list[str] = []
     locales: dict[str, Locale] = {}
-    if not problems and texts is not None and prompts_doc is not None:
+    book: Book | None = None
+    if not problems and help_doc is not None and emergency_doc is not None:
+        book = Book(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
+    if not problems and texts is not None and prompts_doc is not None and book is not None:
+        english = _English(text_docs, sheet_raw, prompts_doc.data, book)
         for folder in sorted(p for p in (root / "locales").glob("*") if p.is_dir()):
-            locale = _load_locale(folder, text_docs, sheet_raw, prompts_doc.data, problems, notes)
+            locale = _load_locale(folder, english, problems, notes)
             if locale is not None:
                 locales[locale.code] = locale
 
@@ -288,21 +293,20 @@ def load_content(root: Path | None = None) -> Content:
         or terms_doc is None
         or prompts_doc is None
         or panic_doc is None
+        or book is None
     ):
         raise ContentError(problems, notes)
     ordered = _in_order(worksheets, texts)
     prompts = parse_prompts(prompts_doc.data)
     # English's worksheets are the structure itself (`worksheets`): not held twice.
-    locales[ENGLISH] = Locale(ENGLISH, texts, {}, {p.id: p.text for p in prompts})
-    helplines = parse_helplines(help_doc.data)
-    emergency = parse_emergency(emergency_doc.data)
+    locales[ENGLISH] = Locale(ENGLISH, texts, {}, {p.id: p.text for p in prompts}, book)
     return Content(
         root=root,
         texts=texts,
-        helplines=helplines,
-        emergency=emergency,
-        crisis_book=Book(helplines, emergency),
-        places=Places(helplines, texts.data.get("country_aliases", {})),
+        helplines=book.helplines,
+        emergency=book.emergency,
+        crisis_book=book,
+        places=Places(book.helplines, texts.data.get("country_aliases", {})),
         crisis_terms=terms_doc.data,
         detector=CrisisDetector.from_terms(terms_doc.data),
         prompts=prompts,
@@ -323,13 +327,18 @@ def _in_order(worksheets: dict[str, Worksheet], texts: Texts) -> dict[str, Works
     return ordered
 
 
+@dataclass(frozen=True)
+class _English:
+    """The source a translation is checked against and overlaid on."""
+
+    texts: dict[str, _Doc]  # by file name
+    sheets: dict[str, Any]  # raw worksheet documents by id
+    prompts: Any
+    book: Book
+
+
 def _load_locale(
-    folder: Path,
-    text_docs: dict[str, _Doc],
-    sheets: dict[str, Any],
-    prompts: Any,
-    problems: list[str],
-    notes: list[str],
+    folder: Path, english: _English, problems: list[str], notes: list[str]
 ) -> Locale | None:
     """content/locales/<lang>/: checked against English whether enabled or not. An enabled
     language's problems fail the load; a disabled one's become notes and it is not served."""
@@ -348,16 +357,17 @@ def _load_locale(
         return not trouble
 
     text_data: dict[str, Any] = {}
-    for name, english in sorted(text_docs.items()):
+    for name, source in sorted(english.texts.items()):
         doc = _present(folder / "texts" / name, found)
-        if compare(doc, partial(loc.text_parity, english.data)) and doc is not None:
+        if compare(doc, partial(loc.text_parity, source.data)) and doc is not None:
             data = doc.data or {}
             if name == Path(URGE_TEXTS_FILE).name:
                 compare(doc, validate_urge_texts)
-            text_data.update(loc.overlay_texts(english.data, data))
-    _extra_files(folder / "texts", set(text_docs), found)
+            text_data.update(loc.overlay_texts(source.data, data))
+    _extra_files(folder / "texts", set(english.texts), found)
 
     worksheets: dict[str, Worksheet] = {}
+    sheets = english.sheets
     for wid, english_sheet in sheets.items():
         doc = _present(folder / "worksheets" / f"{wid}.yaml", found)
         if compare(doc, partial(loc.worksheet_parity, english_sheet)) and doc:
@@ -370,8 +380,15 @@ def _load_locale(
 
     prompt_texts: dict[str, str] = {}
     doc = _present(folder / "prompts.yaml", found)
+    prompts = english.prompts
     if compare(doc, partial(loc.prompt_parity, prompts)) and doc is not None:
         prompt_texts = {p.id: p.text for p in parse_prompts(loc.overlay_prompts(prompts, doc.data))}
+
+    book = english.book
+    doc = _present(folder / helpline_texts.FILE, found)
+    wanted = helpline_texts.english_strings(book)
+    if compare(doc, partial(helpline_texts.strings_parity, wanted)) and doc is not None:
+        book = helpline_texts.translated_book(book, doc.data["strings"] or {})
 
     if not enabled:
         notes.extend(f"{line} (disabled: not shown)" for line in found)
@@ -380,7 +397,7 @@ def _load_locale(
     if found:
         return None
     texts = Texts(text_data)
-    return Locale(code, texts, _in_order(worksheets, texts), prompt_texts)
+    return Locale(code, texts, _in_order(worksheets, texts), prompt_texts, book)
 
 
 def _present(file: Path, found: list[str]) -> _Doc | None:

@@ -14,6 +14,7 @@ from bot.content import Content
 from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.crisis_reply import Book
 from bot.services.delivery import Dispatcher
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
@@ -133,6 +134,11 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
     def was_saved(self, update_id: int) -> bool:
         saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
         return update_id in saved
+
+    @property
+    def book(self) -> Book:
+        """The helplines with their hours and notes in this update's language."""
+        return self.services.content.locales[self.language].book
 
     @property
     def formats(self) -> str:

@@ -20,6 +20,7 @@ from babel import Locale as BabelLocale
 
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 from bot.problems import Path, Problem
+from bot.services.crisis_reply import Book
 from bot.services.prompt_model import validate_prompts
 from bot.services.worksheet_model import Worksheet, validate_worksheet
 from bot.texts import DATA_KEYS, Texts
@@ -306,6 +307,7 @@ class Locale:
     texts: Texts
     worksheets: Mapping[str, Worksheet]  # translations by id; empty for English (the source)
     prompts: Mapping[str, str]  # prompt id -> text
+    book: Book  # the helplines, their hours and notes in this language
 
 
 class Locales:

@@ -66,7 +66,7 @@ def crisis_buttons(
         rows.append(
             [(tx("crisis_help.btn_clear"), CrisisButton("clear", str(trigger_id)).encode())]
         )
-    book = context.services.content.crisis_book
+    book = context.book
     if country is None:
         rows.append([(tx("crisis_help.btn_country"), CrisisButton("where", k).encode())])
     elif needs_nation(book, country):
@@ -144,7 +144,7 @@ def reply_text(
     label = name_in(country, content.helplines, context.language) if country else None
     return compose_reply(
         kind,
-        content.crisis_book,
+        context.book,
         country,
         context.tx,
         country_label=label,
