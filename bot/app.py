@@ -75,6 +75,7 @@ from bot.storage.people import PeopleStore
 from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
+from bot.views.discretion import menu_entries
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
 GROUP_PANIC = -20
@@ -331,12 +332,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 def menu_commands(services: Services, hub: Hub, language: str = ENGLISH) -> list[BotCommand]:
     texts = services.content.locales[language].texts
     names = [name for name, _ in hub.commands] + ["sos", "help"]
-    order = services.content.texts.data.get("command_menu", names)
-    return [
-        BotCommand(name, texts(f"commands.{name}"))
-        for name in order
-        if name in names and texts.has(f"commands.{name}")
-    ]
+    return [BotCommand(name, text) for name, text in menu_entries(texts, names, neutral=False)]
 
 
 async def publish_profile(bot: ExtBot[Any], services: Services, hub: Hub) -> None:

@@ -20,13 +20,14 @@ from bot import locales as loc
 from bot.locales import ENGLISH, Locale, Locales
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
-from bot.services import helpline_texts
 from bot.services.conversation import Words, validate_words
 from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
 from bot.services.crisis_terms import validate_terms
 from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
+from bot.services.helpline_texts import FILE as HELPLINES_FILE
+from bot.services.helpline_texts import english_strings, strings_parity, translated_book
 from bot.services.helplines import Country, parse_helplines, validate_helplines
 from bot.services.panic_word import parse_common_words, validate_common_words
 from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
@@ -385,10 +386,10 @@ def _load_locale(
         prompt_texts = {p.id: p.text for p in parse_prompts(loc.overlay_prompts(prompts, doc.data))}
 
     book = english.book
-    doc = _present(folder / helpline_texts.FILE, found)
-    wanted = helpline_texts.english_strings(book)
-    if compare(doc, partial(helpline_texts.strings_parity, wanted)) and doc is not None:
-        book = helpline_texts.translated_book(book, doc.data["strings"] or {})
+    doc = _present(folder / HELPLINES_FILE, found)
+    wanted = english_strings(book)
+    if compare(doc, partial(strings_parity, wanted)) and doc is not None:
+        book = translated_book(book, doc.data["strings"] or {})
 
     if not enabled:
         notes.extend(f"{line} (disabled: not shown)" for line in found)

@@ -18,7 +18,10 @@ import yaml
 from babel import Locale
 
 from bot.content import content_dir
+from bot.services import helpline_texts
+from bot.services.crisis_reply import Book
 from bot.texts import DATA_KEYS
+from tests.conftest import shared_content
 
 # Every translation folder: a new language is tested as soon as it exists.
 LANGUAGES = tuple(sorted(p.name for p in (content_dir() / "locales").iterdir() if p.is_dir()))
@@ -38,9 +41,24 @@ def _fill(english: Any, mine: Any, language: str, key: str) -> Any:
             for k, v in english.items()
             if key or k not in DATA_KEYS
         }
-    if isinstance(mine, str) and mine.strip():
+    if isinstance(mine, str) and mine.strip() and _names(mine) == _names(str(english)):
         return mine
     return _marker(language, key, str(english))
+
+
+def _names(text: str) -> set[str]:
+    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+
+
+def _fill_helplines(folder: Path, english: list[str], language: str) -> None:
+    own_file = folder / helpline_texts.FILE
+    own = yaml.safe_load(own_file.read_text(encoding="utf-8")) if own_file.exists() else None
+    strings = (own or {}).get("strings") or {}
+    filled = {
+        text: strings.get(text) or f"⟦{language}:helpline⟧ {index}"
+        for index, text in enumerate(english)
+    }
+    own_file.write_text(yaml.safe_dump({"strings": filled}, allow_unicode=True), encoding="utf-8")
 
 
 def _urge_rules(filled: dict[str, Any], own: Mapping[str, Any], language: str) -> None:
@@ -70,12 +88,20 @@ def _has(node: Any, path: tuple[str, ...]) -> bool:
     return True
 
 
+def shared_english_book() -> Book:
+    """The English helplines, read from content/ without the translations (which may still
+    have gaps: that is what this module fills)."""
+    return shared_content().crisis_book
+
+
 def complete_content(target: Path) -> Path:
     """A copy of content/ with every language complete and enabled."""
     source = content_dir()
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__"))
+    lines = helpline_texts.english_strings(shared_english_book())
     for language in LANGUAGES:
         folder = target / "locales" / language
+        _fill_helplines(folder, lines, language)
         for english_file in sorted((source / "texts").glob("*.yaml")):
             english = yaml.safe_load(english_file.read_text(encoding="utf-8"))
             own_file = folder / "texts" / english_file.name
@@ -106,6 +132,7 @@ def english_sentences(content: Any) -> set[str]:
                 q.hint or "" for q in section.questions
             ]
     pieces += [p.text for p in content.prompts]
+    pieces += helpline_texts.english_strings(content.crisis_book)
     found: set[str] = set()
     for piece in pieces:
         for sentence in _SENTENCE_END.split(piece):

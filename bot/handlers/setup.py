@@ -111,6 +111,7 @@ class SetupFeature:
         person.state = ""
         await context.services.people.save(person)
         context.bind(person)  # this reply, and every one after it, in the new language
+        await self.hub.wording_changed(context, person)  # the chat's "/" menu too
         if mode == SETTINGS:
             await self.show_settings(update, context, person)
             return
@@ -210,7 +211,7 @@ class SetupFeature:
         if len(zones) == 1 and mode == ONBOARDING:
             person.profile.timezone = zones[0].name
             await context.services.people.save(person)
-            label = geo.zone_label(zones[0].name, country=country)
+            label = geo.zone_label(zones[0].name, context.language, country=country)
             await say(
                 context, person.chat_id, tx("setup.timezone_auto", timezone=label), person=person
             )
@@ -469,7 +470,7 @@ class SetupFeature:
         person.profile.timezone = zone
         await context.services.people.save(person)
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        label = geo.zone_label(zone, country=person.profile.country)
+        label = geo.zone_label(zone, context.language, country=person.profile.country)
         if mode == ONBOARDING:
             text = context.tx("setup.timezone_set", timezone=label)
             await replace_or_say(context, update, text, person=person)

@@ -1,5 +1,6 @@
-"""The helplines' words in a person's language: a line's hours, notes and silent option, and
-the emergency list's notes. Names, numbers and addresses are the services' own and stay as
+"""The helplines' words in a person's language: a line's hours, notes and silent option, an
+emergency line's description ("110 police, 112 fire and ambulance"), and the emergency
+list's notes. Service names, numbers and addresses are the services' own and stay as
 content/helplines.yaml gives them.
 
 A translation is keyed by the English text itself (content/locales/<lang>/helplines.yaml,
@@ -15,11 +16,17 @@ from collections.abc import Mapping
 
 from bot.core.telegram_text import MESSAGE_LIMIT
 from bot.problems import Problem
-from bot.services.crisis_reply import Book
-from bot.services.helplines import Line
+from bot.services.crisis_reply import EMERGENCY_NAME, Book
+from bot.services.helplines import Line, LineKind
 
 FILE = "helplines.yaml"
 _FIELDS = ("hours", "notes", "silent_option")
+
+
+def _described(line: Line) -> bool:
+    """An emergency line whose name says what its numbers are for: words to translate
+    (shown beside "Emergency"), not a service's name."""
+    return line.kind == LineKind.EMERGENCY and line.name not in (EMERGENCY_NAME, line.phone)
 
 
 def english_strings(book: Book) -> list[str]:
@@ -27,6 +34,8 @@ def english_strings(book: Book) -> list[str]:
     seen: dict[str, None] = {}
     for country in book.helplines.values():
         for line in country.lines:
+            if _described(line):
+                seen[line.name] = None
             for name in _FIELDS:
                 value = getattr(line, name)
                 if value:
@@ -70,6 +79,8 @@ def translated_book(book: Book, strings: Mapping[str, str]) -> Book:
             for name in _FIELDS
             if (value := getattr(original, name)) is not None
         }
+        if _described(original):
+            changes["name"] = strings.get(original.name, original.name)
         return dataclasses.replace(original, **changes)
 
     helplines = {

@@ -79,14 +79,12 @@ async def next_with_button(bot: BotUnderTest, *prefixes: str) -> SentMessage:
 
 
 def helpline_words(content: Content) -> list[str]:
-    """What content/helplines.yaml says about a line (its name, hours, notes): data kept in
-    the words of its source, not yet translated (docs/content.md), so not scanned here."""
+    """The services' own names ("National Domestic Abuse Helpline"): shown as each service
+    calls itself, so not scanned here. Their hours and notes are translated and scanned."""
     found = {
-        " ".join(value.split())
+        " ".join(line.name.split())
         for country in content.helplines.values()
         for line in country.lines
-        for value in (line.name, line.hours, line.notes, line.silent_option)
-        if value
     }
     return sorted(found, key=len, reverse=True)
 
@@ -192,6 +190,19 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     assert " ".join(tx("worksheets.export.doc_journal").split()) in " ".join(text.split())
     await bot.settle()
 
+    # The whole list of lines, hours and notes included.
+    await send_as(bot, "/sos", code)
+    reply = await next_with_button(bot, "crisis:more")
+    bot.emu.user_presses(USER, reply.message_id, data_with(reply, "crisis:more"))
+    await bot.next(containing=tx("crisis_help.heading_elsewhere")[:12])
+
+    # /forget: the question, and the goodbye, in the language too.
+    await send_as(bot, "/forget", code)
+    confirm = await next_with_button(bot, "forget:")
+    bot.emu.user_presses(USER, confirm.message_id, "forget:yes")
+    await bot.find(tx("forget.done")[:20])  # the question, answered in place
+    await bot.settle()
+
     assert english_in(bot, lang) == []
 
 
@@ -214,6 +225,9 @@ async def test_switching_language_in_settings(polyglot: BotUnderTest) -> None:
     assert "Reino Unido" in (edited.text or "")  # the country, named in Spanish (CLDR)
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.language == "es"
+    # Telegram would show this person the English menu: their chat gets a Spanish one.
+    chat_menu = bot.emu.commands_for({"type": "chat", "chat_id": USER})
+    assert chat_menu and {c["description"] for c in chat_menu} >= {spanish("commands.settings")}
 
     # Every reply from now on, whatever Telegram says, and after a restart.
     await bot.restart()

@@ -401,6 +401,11 @@ def test_from_terms_rejects_a_bare_string() -> None:
         ("<number> kms", "we did 20 kms", True),
         ("<number> kms", "kms", False),
         ("@he hit me", "my ex hit me", True),
+        # A phrase trails off across "...", inside one alternative ("matar-me") too.
+        ("kill myself", "i want to kill... myself", True),
+        ("matar-me", "quero matar... me", True),
+        ("matar-me", "quero matar. Me", True),
+        ("matar-me", "matar meus planos", False),
     ],
 )
 def test_pattern_language(pattern: str, message: str, found: bool) -> None:

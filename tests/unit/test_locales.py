@@ -19,6 +19,7 @@ from bot.locales import (
     worksheet_parity,
 )
 from bot.problems import Problem
+from bot.services.helpline_texts import strings_parity
 from tests.locale_fill import complete_content
 
 EN_TEXTS: dict[str, Any] = {
@@ -258,3 +259,56 @@ def test_a_translated_worksheet_keeps_english_ids(complete: Path) -> None:
             assert [q.id for q in mine.questions] == [q.id for q in english.questions]
             assert len(mine.sections) == len(english.sections)
             assert mine.title != english.title
+
+
+# --- helplines' words -----------------------------------------------------------------------
+
+HELP_EN = ["24/7", "Press 1 for the Veterans Crisis Line."]
+
+
+def test_helpline_strings_complete_pass() -> None:
+    assert strings_parity(HELP_EN, {"strings": {"24/7": "24 h", HELP_EN[1]: "Pulsa 1."}}) == []
+
+
+@pytest.mark.parametrize(
+    ("translated", "expected"),
+    [
+        ({"strings": {"24/7": "24 h"}}, "missing translation of 'Press 1"),
+        (
+            {"strings": {"24/7": "24 h", HELP_EN[1]: "Pulsa 1.", "Old note.": "Vieja."}},
+            "extra: English has no 'Old note.'",
+        ),
+        ({"strings": {"24/7": " ", HELP_EN[1]: "Pulsa 1."}}, "empty translation"),
+        ({"strings": {"24/7": "x" * 600, HELP_EN[1]: "Pulsa 1."}}, "too long"),
+        ({"lines": {}}, "expected one key, `strings:`"),
+    ],
+)
+def test_helpline_strings_parity_fails(translated: dict[str, Any], expected: str) -> None:
+    found = messages(strings_parity(HELP_EN, translated))
+    assert any(message.startswith(expected) for message in found), found
+
+
+def test_an_english_helpline_note_edited_flags_its_stale_translation(
+    complete: Path, tmp_path: Path
+) -> None:
+    root = copy_of(complete, tmp_path)
+    english = root / "helplines.yaml"
+    text = english.read_text(encoding="utf-8")
+    note = "Press 1 for the Veterans Crisis Line, 2 for Spanish."
+    assert note in text
+    english.write_text(text.replace(note, "Press 1 for veterans, 2 for Spanish."), "utf-8")
+    problems, _ = check_report(root)
+    joined = "\n".join(problems)
+    for code in ("de", "es", "fr", "it", "nl", "pt"):
+        file = root / "locales" / code / "helplines.yaml"
+        assert f"{file}:2: missing translation of 'Press 1 for veterans" in joined  # `strings:`
+        assert f"{file}:" in joined and f"extra: English has no {note!r}" in joined
+
+
+def test_the_crisis_reply_book_is_translated(complete: Path) -> None:
+    content = load_content(complete)
+    english = content.locales["en"].book.helplines["US"].lines[1]
+    spanish = content.locales["es"].book.helplines["US"].lines[1]
+    assert english.notes and spanish.notes and english.notes != spanish.notes
+    assert (spanish.name, spanish.phone) == (english.name, english.phone)  # the service's own
+    assert content.locales["en"].book is content.crisis_book
