@@ -34,6 +34,7 @@ from bot.config import ConfigError, Settings
 from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
+from bot.core.languages import ENGLISH
 from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
@@ -49,7 +50,6 @@ from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
-from bot.locales import ENGLISH
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services import urge_export

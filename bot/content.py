@@ -17,14 +17,15 @@ from typing import Any
 import yaml
 
 from bot import locales as loc
-from bot.locales import ENGLISH, Locale, Locales
+from bot.core.languages import ENGLISH, LANGUAGES
+from bot.locales import Locale, Locales
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
 from bot.services.conversation import Words, validate_words
 from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
 from bot.services.crisis_terms import validate_terms
-from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
+from bot.services.decoys import Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
 from bot.services.helpline_texts import FILE as HELPLINES_FILE
 from bot.services.helpline_texts import english_strings, strings_parity, translated_book
@@ -280,7 +281,9 @@ def load_content(root: Path | None = None) -> Content:
         book = Book(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
     if not problems and texts is not None and prompts_doc is not None and book is not None:
         english = _English(text_docs, sheet_raw, prompts_doc.data, book)
-        for folder in sorted(p for p in (root / "locales").glob("*") if p.is_dir()):
+        folders = sorted(p for p in (root / "locales").glob("*") if p.is_dir())
+        problems += _languages_agree(root / "locales", {f.name for f in folders})
+        for folder in folders:
             locale = _load_locale(folder, english, problems, notes)
             if locale is not None:
                 locales[locale.code] = locale
@@ -326,6 +329,21 @@ def _in_order(worksheets: dict[str, Worksheet], texts: Texts) -> dict[str, Works
     ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
     ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
     return ordered
+
+
+def _languages_agree(folder: Path, found: set[str]) -> list[str]:
+    """The translations present and the languages the code keeps data for
+    (bot/core/languages.py) are the same set: an eighth language needs both."""
+    wanted = set(LANGUAGES) - {ENGLISH}
+    out = [
+        f"{folder / code}:1: not in bot/core/languages.py LANGUAGES; add it there too"
+        for code in sorted(found - wanted)
+    ]
+    out += [
+        f"{folder}:1: no folder for {code}, which bot/core/languages.py lists"
+        for code in sorted(wanted - found)
+    ]
+    return out
 
 
 @dataclass(frozen=True)

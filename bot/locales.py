@@ -18,6 +18,7 @@ from typing import Any
 
 from babel import Locale as BabelLocale
 
+from bot.core.languages import ENGLISH
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 from bot.problems import Path, Problem
 from bot.services.crisis_reply import Book
@@ -25,7 +26,6 @@ from bot.services.prompt_model import validate_prompts
 from bot.services.worksheet_model import Worksheet, validate_worksheet
 from bot.texts import DATA_KEYS, Texts
 
-ENGLISH = "en"
 LANGUAGE_FILE = "language.yaml"
 # A translation holds these worksheet parts, by section index and question id.
 _SHEET_TOP = ("title", "summary", "intro", "before_you_start", "sections", "questions", "closing")

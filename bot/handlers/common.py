@@ -18,8 +18,8 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
 from bot.context import Context, Services
+from bot.core.languages import ENGLISH
 from bot.core.telegram_text import BULK_DELETE_LIMIT, CALLBACK_DATA_LIMIT
-from bot.locales import ENGLISH
 from bot.services import geo
 from bot.services.discretion import CoverHolds
 from bot.services.people import Person

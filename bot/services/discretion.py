@@ -18,7 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from bot.clock import Clock
-from bot.services.decoys import LANGUAGES, Decoys, start_sequence
+from bot.core.languages import LANGUAGES
+from bot.services.decoys import Decoys, start_sequence
 from bot.services.ledger import DELETE_WINDOW
 from bot.services.panic_word import PanicWords, WordKind, derive_word_key, word_digest
 from bot.services.people import PeopleService, Person, Profile, UnreadableDataError

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from urllib.parse import urlsplit
 
+from bot.core.languages import LANGUAGES
 from bot.problems import Path, Problem
 
 INTL = "INTL"
@@ -61,7 +62,6 @@ _URL_FIELDS = ("url", "chat")
 
 # The languages people may type a country's name in; a part of a country (GB-SCT) names
 # itself in each of them, since CLDR names countries but not their nations.
-NAME_LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 
 # Fields people carry over from other tables; a pointer beats "unknown field".
 _FIELD_HINTS = {"sms": "text", "website": "url", "tel": "phone", "webchat": "chat"}
@@ -224,12 +224,12 @@ def _validate_names(code: str, raw: object) -> list[Problem]:
     if not isinstance(raw, Mapping):
         return [Problem(path, "names maps a language (en, es, …) to the name in it")]
     problems: list[Problem] = []
-    for language in NAME_LANGUAGES:
+    for language in LANGUAGES:
         value = raw.get(language)
         if not isinstance(value, str) or not value.strip():
             problems.append(Problem(path, f"needs the name in {language!r}"))
     for language in raw:
-        if language not in NAME_LANGUAGES:
+        if language not in LANGUAGES:
             problems.append(Problem((*path, str(language)), "not a language people type here"))
     return problems
 

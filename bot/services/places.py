@@ -15,7 +15,8 @@ from functools import cache
 from babel import Locale
 from babel.languages import get_official_languages
 
-from bot.services.helplines import NAME_LANGUAGES, Country
+from bot.core.languages import LANGUAGES
+from bot.services.helplines import Country
 from bot.services.zone_table import country_names, fold
 
 # Leading words people put before a name ("the Netherlands", "la France", "in Scotland"):
@@ -68,7 +69,7 @@ def _index(book: Mapping[str, Country], aliases: Mapping[str, str]) -> dict[str,
     for code, entry in book.items():
         if code in iso:
             index.setdefault(fold(entry.name), code)
-    for language in NAME_LANGUAGES:
+    for language in LANGUAGES:
         for code, name in _babel_names(language).items():
             if code in iso:
                 index.setdefault(fold(name), code)

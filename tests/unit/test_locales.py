@@ -3,6 +3,7 @@ check names file and line, failing for an enabled language and only noting a dis
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -312,3 +313,15 @@ def test_the_crisis_reply_book_is_translated(complete: Path) -> None:
     assert english.notes and spanish.notes and english.notes != spanish.notes
     assert (spanish.name, spanish.phone) == (english.name, english.phone)  # the service's own
     assert content.locales["en"].book is content.crisis_book
+
+
+def test_a_translation_folder_the_code_does_not_know_is_a_problem(
+    complete: Path, tmp_path: Path
+) -> None:
+    root = copy_of(complete, tmp_path)
+    shutil.copytree(root / "locales" / "es", root / "locales" / "pl")
+    shutil.rmtree(root / "locales" / "nl")
+    problems, _ = check_report(root)
+    joined = "\n".join(problems)
+    assert "locales/pl:1: not in bot/core/languages.py LANGUAGES" in joined
+    assert "no folder for nl, which bot/core/languages.py lists" in joined
