@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from bot.core.languages import LANGUAGES
 from bot.problems import Path, Problem
 from bot.services.crisis import (
     CERTAIN,
@@ -62,6 +63,13 @@ def validate_terms(raw: object) -> list[Problem]:
     if not isinstance(languages, Mapping) or not languages:
         return [*problems, Problem(("languages",), "must map language codes to categories")]
     known = ", ".join(sorted(names) + list(ROLES))
+    # A language the bot speaks with no crisis words of its own: its people's "help"
+    # would go unheard (others may be listed too: people write in more than one).
+    problems += [
+        Problem(("languages",), f"no crisis words for {code!r}, which the bot speaks")
+        for code in LANGUAGES
+        if code not in languages
+    ]
     for language, by_role in languages.items():
         where: Path = ("languages", str(language))
         if isinstance(language, bool):

@@ -638,6 +638,11 @@ def _languages(raw: Any) -> Any:
             "unknown keys",
         ),
         (
+            lambda raw: _languages(raw).pop("nl"),
+            ("languages",),
+            "no crisis words for 'nl'",
+        ),
+        (
             lambda raw: _languages(raw)["en"]["help"].append("SOS!!"),
             ("languages", "en", "help", len(_raw_terms()["languages"]["en"]["help"])),
             "duplicates languages.en.help.",
