@@ -244,7 +244,9 @@ def load_content(root: Path | None = None) -> Content:
     if help_doc is not None and emergency_doc is not None:
         found = disagreements(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
         _report(help_doc, found, problems)
-    terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
+    terms_doc = _checked(
+        root, "crisis_terms.yaml", partial(validate_terms, required=LANGUAGES), problems
+    )
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
     # The urge flow's keys and placeholders, beyond what every text file gets.
     _checked(root, URGE_TEXTS_FILE, validate_urge_texts, problems)

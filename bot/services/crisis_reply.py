@@ -74,7 +74,7 @@ def format_line(line: Line, tx: Tx, *, emergency: bool = False, part: str | None
     details = [line.hours] if line.hours else []
     if line.free:
         details.append(_t(tx, "free"))
-    name = line.name
+    name = f"{line.name} ({line.about})" if line.about else line.name
     if emergency:
         name = _t(tx, "emergency_label")
         if line.name not in (EMERGENCY_NAME, line.phone):

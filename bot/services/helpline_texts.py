@@ -1,4 +1,5 @@
-"""The helplines' words in a person's language: a line's hours, notes and silent option, an
+"""The helplines' words in a person's language: what a line is for (`about`), its hours,
+notes and silent option, an
 emergency line's description ("110 police, 112 fire and ambulance"), and the emergency
 list's notes. Service names, numbers and addresses are the services' own and stay as
 content/helplines.yaml gives them.
@@ -20,7 +21,7 @@ from bot.services.crisis_reply import EMERGENCY_NAME, Book
 from bot.services.helplines import Line, LineKind
 
 FILE = "helplines.yaml"
-_FIELDS = ("hours", "notes", "silent_option")
+_FIELDS = ("about", "hours", "notes", "silent_option")
 
 
 def _described(line: Line) -> bool:

@@ -45,6 +45,7 @@ _VERIFIED = ("yes", "partial")
 _REQUIRED = ("kind", "name", "source", "checked", "verified")
 _TEXT_FIELDS = (
     "name",
+    "about",
     "phone",
     "text",
     "whatsapp",
@@ -95,6 +96,7 @@ class Line:
     whatsapp: str | None = None
     chat: str | None = None
     free: bool | None = None
+    about: str | None = None  # who or what it is for, in our words: "young people"
 
     @property
     def numbers(self) -> tuple[str, ...]:
@@ -335,6 +337,7 @@ def _parse_line(raw: Mapping[str, object]) -> Line:
         whatsapp=_optional(raw, "whatsapp"),
         chat=_optional(raw, "chat"),
         free=free if isinstance(free, bool) else None,
+        about=_optional(raw, "about"),
     )
 
 
