@@ -139,6 +139,11 @@ class SetupFeature:
             lead=lead,
             language=endonym(context.language) if several else None,
             time_shown=local_format.hh_mm(p.daily_time, context.formats) if p.daily_time else None,
+            zone_shown=(
+                geo.zone_label(p.timezone, context.language, country=p.country)
+                if p.timezone
+                else None
+            ),
         )
         await self._panel(update, context, person, text, buttons)
 

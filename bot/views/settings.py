@@ -89,11 +89,13 @@ def settings_view(
     lead: str = "",
     language: str | None = None,
     time_shown: str | None = None,
+    zone_shown: str | None = None,
 ) -> tuple[str, Rows]:
     """`country`: its name as shown; `extra`: rows other features add (daily: skip today;
     discretion); `lead`: what just changed, on top; `language`: the current language's own
     name, when there is a choice of languages (the row needs no words: "🌐 Español" reads
-    in any language); `time_shown`: the check-in time as the person's language writes it.
+    in any language); `time_shown`, `zone_shown`: the check-in time and the time zone as
+    the person's language writes them.
     Each toggle has a line saying what it does, and its button says what a tap will do."""
     daily_on = p.daily_enabled and p.daily_time is not None
     if not daily_on:
@@ -107,7 +109,7 @@ def settings_view(
     def on_off(value: bool) -> str:
         return tx("settings.on") if value else tx("settings.off")
 
-    zone = geo.zone_label(p.timezone, country=p.country) if p.timezone else None
+    zone = zone_shown or (geo.zone_label(p.timezone, country=p.country) if p.timezone else None)
     text = tx(
         "settings.summary",
         country=country or tx("settings.not_set"),

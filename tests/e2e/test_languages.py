@@ -10,6 +10,7 @@ the code to "every text goes through the person's translator" in every language 
 from __future__ import annotations
 
 import io
+import os
 from collections.abc import AsyncIterator
 from datetime import timedelta
 from pathlib import Path
@@ -22,6 +23,7 @@ from bot.content import Content, load_content
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.handlers.daily import JOB_NAME
 from bot.logs import pin_noisy_loggers
+from bot.services import geo
 from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
 from tests.locale_fill import LANGUAGES, complete_content, english_sentences, shown
 
@@ -112,6 +114,27 @@ def english_in(bot: BotUnderTest, lang: str | None = None) -> list[str]:
     return found
 
 
+def write_transcript(bot: BotUnderTest, lang: str) -> None:
+    """With STEADY_TRANSCRIPTS=<dir>, what the person saw, for a read-through by a native
+    speaker (docs/content.md); nothing is written otherwise."""
+    folder = os.environ.get("STEADY_TRANSCRIPTS")
+    if not folder:
+        return
+    lines: list[str] = []
+    for message in bot.emu.messages_to(USER):
+        lines.append(message.text or f"[{message.document.filename if message.document else '?'}]")
+        labels = [
+            label
+            for row in (message.reply_markup or {}).get("inline_keyboard", [])
+            for label in (b.get("text", "") for b in row)
+        ]
+        if labels:
+            lines.append("  [" + "] [".join(labels) + "]")
+        lines.append("---")
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / f"{lang}.txt").write_text("\n".join(lines), encoding="utf-8")
+
+
 async def send_as(bot: BotUnderTest, text: str, language: str) -> None:
     bot.emu.user_sends(USER, text, language_code=language)
 
@@ -176,6 +199,12 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     await send_as(bot, "/settings", code)
     menu = await next_with_button(bot, "set:")
     assert data_with(menu, "set:language")
+    zone = person.profile.timezone
+    assert zone is not None
+    english_zone = geo.zone_label(zone, "en", country=COUNTRY[lang])
+    own_zone = geo.zone_label(zone, lang, country=COUNTRY[lang])
+    assert own_zone in (menu.text or "")  # CLDR's name for the zone, in the language
+    assert english_zone == own_zone or english_zone not in (menu.text or "")
 
     # /export: headings in the language, Markdown and PDF.
     await send_as(bot, "/export", code)
@@ -188,6 +217,17 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     assert pdf.document is not None
     text = "".join(p.extract_text() for p in PdfReader(io.BytesIO(pdf.document.data)).pages)
     assert " ".join(tx("worksheets.export.doc_journal").split()) in " ".join(text.split())
+    await bot.settle()
+
+    # The newer features' first steps, and replies to what is not a command.
+    for command in ("/guide", "/journal", "/urge", "/reasons", "/record", "/progress"):
+        await send_as(bot, command, code)
+        await bot.next()
+        await bot.settle()
+    bot.emu.user_sends(USER, sticker=True, language_code=code)
+    await bot.next()
+    await send_as(bot, "/nosuchcommand", code)
+    await bot.next()
     await bot.settle()
 
     # The whole list of lines, hours and notes included.
@@ -203,6 +243,7 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     await bot.find(tx("forget.done")[:20])  # the question, answered in place
     await bot.settle()
 
+    write_transcript(bot, lang)
     assert english_in(bot, lang) == []
 
 
