@@ -21,7 +21,7 @@ from bot.config import (
     ensure_data_dir,
     load_settings,
 )
-from bot.content import ContentError, check_content, content_dir
+from bot.content import ContentError, check_report, content_dir
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
@@ -116,10 +116,14 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "content":
-        problems = check_content(args.dir)
+        problems, notes = check_report(args.dir)
         for problem in problems:
             print(problem)
+        for note in notes:
+            print(note)
         where = args.dir or content_dir()
+        if notes:
+            print(f"{len(notes)} gap(s) in disabled languages (not shown to anyone)")
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()

@@ -8,6 +8,7 @@ one way. Only this module and bot/runtime.py construct stores and services.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -33,6 +34,7 @@ from bot.config import ConfigError, Settings
 from bot.content import Content
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
+from bot.core.languages import ENGLISH
 from bot.handlers.basics import BasicsFeature, on_error
 from bot.handlers.conversation import ConversationFeature
 from bot.handlers.crisis import CrisisFeature
@@ -56,6 +58,7 @@ from bot.services.delivery import Dispatcher
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
+from bot.services.languages import LanguageCache
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
@@ -72,6 +75,7 @@ from bot.storage.people import PeopleStore
 from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
+from bot.views.discretion import menu_entries
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
 GROUP_PANIC = -20
@@ -147,19 +151,24 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     ledger = MessageLedger(people_store, clock)
     crisis_cache = CrisisCache()
     cover = CoverCache()
+    languages = LanguageCache()
     people = PeopleService(
-        people_store, keys, base.pseudonym_key, clock, listeners=(crisis_cache, ledger, cover)
+        people_store,
+        keys,
+        base.pseudonym_key,
+        clock,
+        listeners=(crisis_cache, ledger, cover, languages),
     )
     worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock, keys)
     deliveries = DeliveryStore(db)
     journal = JournalService(JournalStore(db), deliveries, clock, keys)
-    urges = UrgeService(UrgeStore(db), worksheet_data, people, content.texts, clock)
+    urges = UrgeService(UrgeStore(db), worksheet_data, people, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.texts, urges.checkin_line_by_id),
+        sender=make_sender(app.bot, content.locales, urges.checkin_day_by_id),
         is_running=lambda: app.running,
         in_cover=cover.in_cover,
     )
@@ -180,7 +189,6 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         exporter=Exporter(
             worksheet_data,
             journal,
-            content.prompts,
             clock,
             sources=(functools.partial(urge_export.export_parts, urges),),
         ),
@@ -188,6 +196,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         chart=base.chart or ChartRenderer("thread"),
         discretion=DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock),
         cover=cover,
+        languages=languages,
         urgent_bot=urgent_bot,
     )
 
@@ -320,11 +329,23 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     return Wired(app, services, hub, features, jobs)
 
 
-def menu_commands(services: Services, hub: Hub) -> list[BotCommand]:
+def menu_commands(services: Services, hub: Hub, language: str = ENGLISH) -> list[BotCommand]:
+    texts = services.content.locales[language].texts
     names = [name for name, _ in hub.commands] + ["sos", "help"]
-    order = services.content.texts.data.get("command_menu", names)
-    return [
-        BotCommand(name, services.tx(f"commands.{name}"))
-        for name in order
-        if name in names and services.content.texts.has(f"commands.{name}")
-    ]
+    return [BotCommand(name, text) for name, text in menu_entries(texts, names, neutral=False)]
+
+
+async def publish_profile(bot: ExtBot[Any], services: Services, hub: Hub) -> None:
+    """The command menu and the bot's descriptions in every enabled language (Telegram
+    shows each person the one for their app's language; English is the default for the
+    rest). Concurrent: seven languages, three calls each, at start-up."""
+    calls = []
+    for code in services.content.locales.codes:
+        texts = services.content.locales[code].texts
+        tag = None if code == ENGLISH else code
+        calls += [
+            bot.set_my_commands(menu_commands(services, hub, code), language_code=tag),
+            bot.set_my_description(texts("about.description"), language_code=tag),
+            bot.set_my_short_description(texts("about.short_description"), language_code=tag),
+        ]
+    await asyncio.gather(*calls)

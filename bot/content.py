@@ -8,21 +8,27 @@ from __future__ import annotations
 
 import importlib.resources
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from bot import locales as loc
+from bot.core.languages import ENGLISH, LANGUAGES
+from bot.locales import Locale, Locales
 from bot.problems import Path as ProblemPath
 from bot.problems import Problem
 from bot.services.conversation import Words, validate_words
 from bot.services.crisis import CrisisDetector
 from bot.services.crisis_reply import Book
 from bot.services.crisis_terms import validate_terms
-from bot.services.decoys import LANGUAGES, Decoys, DecoyVoice, parse_theme, validate_theme
+from bot.services.decoys import Decoys, DecoyVoice, parse_theme, validate_theme
 from bot.services.emergency import Emergency, disagreements, parse_emergency, validate_emergency
+from bot.services.helpline_texts import FILE as HELPLINES_FILE
+from bot.services.helpline_texts import english_strings, strings_parity, translated_book
 from bot.services.helplines import Country, parse_helplines, validate_helplines
 from bot.services.panic_word import parse_common_words, validate_common_words
 from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
@@ -42,17 +48,18 @@ CONTENT_DIR_ENV = "BOT_CONTENT_DIR"
 
 
 class ContentError(Exception):
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, problems: list[str], notes: list[str] | None = None) -> None:
         super().__init__(f"{len(problems)} problem(s) in content")
         self.problems = problems
+        self.notes = notes or []  # disabled languages' problems: listed, not failing
 
 
 @dataclass(frozen=True)
 class Content:
     root: Path
     texts: Texts
-    helplines: dict[str, Country]
-    emergency: dict[str, Emergency]  # every ISO 3166-1 country
+    helplines: Mapping[str, Country]
+    emergency: Mapping[str, Emergency]  # every ISO 3166-1 country
     crisis_book: Book  # helplines and emergency numbers together, for the crisis reply
     places: Places  # country names typed in any of the seven languages
     crisis_terms: dict[str, Any]  # categories and languages, as in crisis_terms.yaml
@@ -63,6 +70,8 @@ class Content:
     common_words: frozenset[str]  # normalised; a panic word made only of these is refused
     phrases: PhraseMatcher  # content/phrases: self-doubt and pull-back signals
     words: Words  # stop, cancel, menu, hi, thanks... (content/texts/conversation.yaml)
+    locales: Locales  # every enabled language, English first (content/locales/<lang>/)
+    notes: tuple[str, ...] = ()  # problems of disabled languages, for `content check`
 
 
 def content_dir() -> Path:
@@ -165,8 +174,11 @@ def _checked(
     return None if found else doc
 
 
-def _load_texts(root: Path, problems: list[str]) -> Texts | None:
-    """content/texts/*.yaml, merged: one file per feature, no key defined twice."""
+def _load_texts(
+    root: Path, problems: list[str], docs: dict[str, _Doc] | None = None
+) -> Texts | None:
+    """content/texts/*.yaml, merged: one file per feature, no key defined twice. `docs`
+    receives each file's document by file name (the source of structure for translations)."""
     files = sorted((root / "texts").glob("*.yaml"))
     if not files:
         problems.append(f"{root / 'texts'}:1: no text files found")
@@ -186,6 +198,8 @@ def _load_texts(root: Path, problems: list[str]) -> Texts | None:
         if found:
             ok = False
             continue
+        if docs is not None:
+            docs[file.name] = doc
         for key, value in doc.data.items():
             if key in merged:
                 problems.append(
@@ -223,19 +237,23 @@ def load_content(root: Path | None = None) -> Content:
     """Load everything or raise ContentError listing every problem found."""
     root = root or content_dir()
     problems: list[str] = []
-    texts = _load_texts(root, problems)
+    text_docs: dict[str, _Doc] = {}
+    texts = _load_texts(root, problems, text_docs)
     help_doc = _checked(root, "helplines.yaml", validate_helplines, problems)
     emergency_doc = _checked(root, "emergency_numbers.yaml", validate_emergency, problems)
     if help_doc is not None and emergency_doc is not None:
         found = disagreements(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
         _report(help_doc, found, problems)
-    terms_doc = _checked(root, "crisis_terms.yaml", validate_terms, problems)
+    terms_doc = _checked(
+        root, "crisis_terms.yaml", partial(validate_terms, required=LANGUAGES), problems
+    )
     prompts_doc = _checked(root, "prompts.yaml", validate_prompts, problems)
     # The urge flow's keys and placeholders, beyond what every text file gets.
     _checked(root, URGE_TEXTS_FILE, validate_urge_texts, problems)
     phrases = _load_phrases(root, problems)
 
     worksheets: dict[str, Worksheet] = {}
+    sheet_raw: dict[str, Any] = {}
     sheet_docs: list[tuple[str, object]] = []
     sheet_files = sorted((root / "worksheets").glob("*.yaml"))
     if not sheet_files:
@@ -250,12 +268,27 @@ def load_content(root: Path | None = None) -> Content:
         if not found:
             sheet = parse_worksheet(doc.data)
             worksheets[sheet.id] = sheet
+            sheet_raw[sheet.id] = doc.data
     for file_name, problem in validate_worksheet_ids(sheet_docs):
         problems.append(f"{file_name}:1: {problem.message}")
     decoys = _load_decoys(root, problems)
     panic_doc = _checked(
         root, "panic_words.yaml", lambda raw: validate_common_words(raw, LANGUAGES), problems
     )
+
+    notes: list[str] = []
+    locales: dict[str, Locale] = {}
+    book: Book | None = None
+    if not problems and help_doc is not None and emergency_doc is not None:
+        book = Book(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
+    if not problems and texts is not None and prompts_doc is not None and book is not None:
+        english = _English(text_docs, sheet_raw, prompts_doc.data, book)
+        folders = sorted(p for p in (root / "locales").glob("*") if p.is_dir())
+        problems += _languages_agree(root / "locales", {f.name for f in folders})
+        for folder in folders:
+            locale = _load_locale(folder, english, problems, notes)
+            if locale is not None:
+                locales[locale.code] = locale
 
     if (
         problems
@@ -266,29 +299,139 @@ def load_content(root: Path | None = None) -> Content:
         or terms_doc is None
         or prompts_doc is None
         or panic_doc is None
+        or book is None
     ):
-        raise ContentError(problems)
-    order = texts.data.get("worksheet_order", [])
-    ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
-    ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
-    helplines = parse_helplines(help_doc.data)
-    emergency = parse_emergency(emergency_doc.data)
+        raise ContentError(problems, notes)
+    ordered = _in_order(worksheets, texts)
+    prompts = parse_prompts(prompts_doc.data)
+    # English's worksheets are the structure itself (`worksheets`): not held twice.
+    locales[ENGLISH] = Locale(ENGLISH, texts, {}, {p.id: p.text for p in prompts}, book)
     return Content(
         root=root,
         texts=texts,
-        helplines=helplines,
-        emergency=emergency,
-        crisis_book=Book(helplines, emergency),
-        places=Places(helplines, texts.data.get("country_aliases", {})),
+        helplines=book.helplines,
+        emergency=book.emergency,
+        crisis_book=book,
+        places=Places(book.helplines, texts.data.get("country_aliases", {})),
         crisis_terms=terms_doc.data,
         detector=CrisisDetector.from_terms(terms_doc.data),
-        prompts=parse_prompts(prompts_doc.data),
+        prompts=prompts,
         worksheets=ordered,
         decoys=Decoys(decoys),
         common_words=parse_common_words(panic_doc.data),
         phrases=phrases,
         words=Words.from_data(texts.data["conversation_words"]),
+        locales=Locales(locales),
+        notes=tuple(notes),
     )
+
+
+def _in_order(worksheets: dict[str, Worksheet], texts: Texts) -> dict[str, Worksheet]:
+    order = texts.data.get("worksheet_order", [])
+    ordered = {wid: worksheets[wid] for wid in order if wid in worksheets}
+    ordered.update({wid: s for wid, s in sorted(worksheets.items()) if wid not in ordered})
+    return ordered
+
+
+def _languages_agree(folder: Path, found: set[str]) -> list[str]:
+    """The translations present and the languages the code keeps data for
+    (bot/core/languages.py) are the same set: an eighth language needs both."""
+    wanted = set(LANGUAGES) - {ENGLISH}
+    out = [
+        f"{folder / code}:1: not in bot/core/languages.py LANGUAGES; add it there too"
+        for code in sorted(found - wanted)
+    ]
+    out += [
+        f"{folder}:1: no folder for {code}, which bot/core/languages.py lists"
+        for code in sorted(wanted - found)
+    ]
+    return out
+
+
+@dataclass(frozen=True)
+class _English:
+    """The source a translation is checked against and overlaid on."""
+
+    texts: dict[str, _Doc]  # by file name
+    sheets: dict[str, Any]  # raw worksheet documents by id
+    prompts: Any
+    book: Book
+
+
+def _load_locale(
+    folder: Path, english: _English, problems: list[str], notes: list[str]
+) -> Locale | None:
+    """content/locales/<lang>/: checked against English whether enabled or not. An enabled
+    language's problems fail the load; a disabled one's become notes and it is not served."""
+    code = folder.name
+    found: list[str] = []
+    enabled = False
+    language = _checked(folder, loc.LANGUAGE_FILE, loc.language_problems, found)
+    if language is not None:
+        enabled = bool(language.data["enabled"])
+
+    def compare(doc: _Doc | None, rule: Callable[[object], list[Problem]]) -> bool:
+        if doc is None:
+            return False
+        trouble = rule(doc.data)
+        _report(doc, trouble, found)
+        return not trouble
+
+    text_data: dict[str, Any] = {}
+    for name, source in sorted(english.texts.items()):
+        doc = _present(folder / "texts" / name, found)
+        if compare(doc, partial(loc.text_parity, source.data)) and doc is not None:
+            data = doc.data or {}
+            if name == Path(URGE_TEXTS_FILE).name:
+                compare(doc, validate_urge_texts)
+            text_data.update(loc.overlay_texts(source.data, data))
+    _extra_files(folder / "texts", set(english.texts), found)
+
+    worksheets: dict[str, Worksheet] = {}
+    sheets = english.sheets
+    for wid, english_sheet in sheets.items():
+        doc = _present(folder / "worksheets" / f"{wid}.yaml", found)
+        if compare(doc, partial(loc.worksheet_parity, english_sheet)) and doc:
+            assembled = loc.overlay_worksheet(english_sheet, doc.data)
+            budgets = loc.assembled_worksheet_problems(english_sheet, assembled)
+            _report(doc, budgets, found)
+            if not budgets:
+                worksheets[wid] = parse_worksheet(assembled)
+    _extra_files(folder / "worksheets", {f"{wid}.yaml" for wid in sheets}, found)
+
+    prompt_texts: dict[str, str] = {}
+    doc = _present(folder / "prompts.yaml", found)
+    prompts = english.prompts
+    if compare(doc, partial(loc.prompt_parity, prompts)) and doc is not None:
+        prompt_texts = {p.id: p.text for p in parse_prompts(loc.overlay_prompts(prompts, doc.data))}
+
+    book = english.book
+    doc = _present(folder / HELPLINES_FILE, found)
+    wanted = english_strings(book)
+    if compare(doc, partial(strings_parity, wanted)) and doc is not None:
+        book = translated_book(book, doc.data["strings"] or {})
+
+    if not enabled:
+        notes.extend(f"{line} (disabled: not shown)" for line in found)
+        return None
+    problems.extend(found)
+    if found:
+        return None
+    texts = Texts(text_data)
+    return Locale(code, texts, _in_order(worksheets, texts), prompt_texts, book)
+
+
+def _present(file: Path, found: list[str]) -> _Doc | None:
+    if not file.is_file():
+        found.append(f"{file}:1: missing (English has it)")
+        return None
+    return _load_yaml(file, found)
+
+
+def _extra_files(folder: Path, expected: set[str], found: list[str]) -> None:
+    for file in sorted(folder.glob("*.yaml")):
+        if file.name not in expected:
+            found.append(f"{file}:1: extra file (English has no {file.name})")
 
 
 def _load_decoys(root: Path, problems: list[str]) -> dict[str, dict[str, DecoyVoice]]:
@@ -309,8 +452,13 @@ def _load_decoys(root: Path, problems: list[str]) -> dict[str, dict[str, DecoyVo
 
 
 def check_content(root: Path | None = None) -> list[str]:
+    return check_report(root)[0]
+
+
+def check_report(root: Path | None = None) -> tuple[list[str], list[str]]:
+    """(problems, notes): problems fail the check; notes are disabled languages' gaps."""
     try:
-        load_content(root)
+        content = load_content(root)
     except ContentError as exc:
-        return exc.problems
-    return []
+        return exc.problems, exc.notes
+    return [], list(content.notes)

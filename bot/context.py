@@ -5,24 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from telegram import Message
+from telegram import Message, Update
 from telegram.ext import Application, CallbackContext, ExtBot
 
 from bot.clock import Clock
 from bot.config import Settings
 from bot.content import Content
+from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.crisis_reply import Book
 from bot.services.delivery import Dispatcher
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
+from bot.services.languages import LanguageCache
 from bot.services.ledger import MessageLedger
-from bot.services.people import PeopleService
+from bot.services.people import PeopleService, Person
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
+from bot.services.worksheet_model import Worksheet
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.texts import Tx
@@ -57,6 +61,7 @@ class Services:
     chart: ChartRenderer
     discretion: DiscretionService
     cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
+    languages: LanguageCache
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]
@@ -82,6 +87,40 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         # A tier-2 safety-plan answer: the check was held back for the quiet line
         # (bot/handlers/crisis.py, `ensure_reply`).
         self.crisis_quiet = False
+        self.telegram_language: str | None = None  # the sender's `language_code`
+        self._language: str | None = None  # bound by `bind` once the person is known
+        self._country: str | None = None
+
+    @classmethod
+    def from_update(
+        cls, update: object, application: Application[Any, Any, Any, Any, Any, Any]
+    ) -> Context:
+        context = super().from_update(update, application)
+        if not isinstance(context, Context):  # PTB builds it from our ContextTypes
+            raise TypeError(type(context).__name__)
+        if isinstance(update, Update) and update.effective_user is not None:
+            context.telegram_language = update.effective_user.language_code
+        return context
+
+    def bind(self, person: Person) -> None:
+        """The person behind this update is known: speak their stored choice from now on
+        (and remember it in memory for replies that cannot wait on storage)."""
+        locales = self.services.content.locales
+        self._language = locales.resolve(person.profile.language, self.telegram_language)
+        self._country = person.profile.country
+        self.services.languages.remember(person.person_id, person.profile.language)
+
+    @property
+    def language(self) -> str:
+        """This update's language: the person's stored choice; else Telegram's
+        `language_code` if we serve it; else English."""
+        if self._language is not None:
+            return self._language
+        services = self.services
+        stored = None
+        if self._user_id is not None:
+            stored = services.languages.chosen(services.people.person_id(self._user_id))
+        return services.content.locales.resolve(stored, self.telegram_language)
 
     def note_saved(self, update_id: int) -> None:
         """What the person wrote in this update is stored: if handling fails after this,
@@ -97,10 +136,26 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         return update_id in saved
 
     @property
+    def book(self) -> Book:
+        """The helplines with their hours and notes in this update's language."""
+        return self.services.content.locales[self.language].book
+
+    @property
+    def formats(self) -> str:
+        """The CLDR locale for dates, times and numbers: the language, narrowed by the
+        person's country where CLDR knows the pair ("en_GB", "es_AR")."""
+        return local_format.locale_for(self.language, self._country)
+
+    @property
     def tx(self) -> Tx:
         """This update's translator: every UI text a handler or view shows comes through
-        here, so a person's language can be chosen in this one place."""
-        return self.services.tx
+        here, so a person's language is chosen in this one place (`language`)."""
+        return self.services.content.locales[self.language].texts
+
+    def local(self, worksheet: Worksheet) -> Worksheet:
+        """The worksheet in this update's language: the same ids, sections and questions
+        (a translation overlays only strings), so it stands in for the English one anywhere."""
+        return self.services.content.locales[self.language].worksheets.get(worksheet.id, worksheet)
 
     @property
     def services(self) -> Services:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from telegram.ext import Job
 
-from bot.app import Foundation, StApp, build_application, menu_commands
+from bot.app import Foundation, StApp, build_application, publish_profile
 from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
@@ -129,7 +129,7 @@ class Runtime:
         # Panic words and covers into memory before the first update is read.
         await services.discretion.load()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
-        await app.bot.set_my_commands(menu_commands(services, wired.hub))
+        await publish_profile(app.bot, services, wired.hub)
         if app.updater is None:
             raise RuntimeError("the PTB Application was built without an Updater")
         await app.updater.start_polling(

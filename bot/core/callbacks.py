@@ -87,6 +87,10 @@ class SafetyButton(_Choice, prefix="safe", pattern=r"yes|no|discreet|later"):
     pass
 
 
+class LanguageButton(_Choice, prefix="lang", pattern=r"[a-z]{2,3}"):
+    """`lang:<code>`: the language chosen (one of content/locales/, or en)."""
+
+
 class SettingsButton(_Choice, prefix="set", pattern=r"[a-z]{1,12}(?::(?:on|off))?"):
     """`set:<item>` or `set:<toggle>:on|off` (the value it sets, so a double tap or a
     stale menu cannot flip a setting back)."""

@@ -69,7 +69,8 @@ class Hub:
         self._wording_changed.append(hook)
 
     async def wording_changed(self, context: Context, person: Person) -> None:
-        """Neutral wording turned on or off: the chat's command menu follows."""
+        """Neutral wording turned on or off, or the language changed: the chat's command
+        menu follows."""
         for hook in self._wording_changed:
             await hook(context, person)
 

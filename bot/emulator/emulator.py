@@ -421,6 +421,13 @@ class BotApiEmulator:
         key = commands_key(scope, language_code)
         return list(self._state.commands_by_scope.get(key, []))
 
+    def description(self, language_code: str = "") -> str | None:
+        """What setMyDescription stored for exactly this language ("" = the default)."""
+        return self._state.descriptions.get(language_code)
+
+    def short_description(self, language_code: str = "") -> str | None:
+        return self._state.short_descriptions.get(language_code)
+
     @property
     def calls(self) -> list[tuple[str, dict[str, Any]]]:
         """Every call as (method name as sent, decoded params); an upload appears as

@@ -45,6 +45,8 @@ CALLBACK_ANSWER_LIMIT = 200
 CALLBACK_DATA_LIMIT = 64  # bytes, not characters
 MAX_DELETE_BATCH = 100
 MAX_COMMANDS = 100
+DESCRIPTION_LIMIT = 512  # setMyDescription
+SHORT_DESCRIPTION_LIMIT = 120  # setMyShortDescription
 # Telegram answers a long poll by 50 s at the latest, whatever timeout was asked for.
 MAX_POLL_SECONDS = 50.0
 
@@ -80,6 +82,7 @@ _BUTTON_ACTIONS = frozenset(
 )
 _OTHER_MARKUPS = ("keyboard", "remove_keyboard", "force_reply")
 _COMMAND = re.compile(r"[a-z0-9_]{1,32}")
+_LANGUAGE_CODE = re.compile(r"[a-z]{2}")  # ISO 639-1, as the Bot API asks
 _BAD_MARKUP = "Bad Request: can't parse reply keyboard markup JSON object"
 
 
@@ -167,6 +170,10 @@ class BotApi:
             "setmycommands": self.set_my_commands,
             "getmycommands": self.get_my_commands,
             "deletemycommands": self.delete_my_commands,
+            "setmydescription": self.set_my_description,
+            "getmydescription": self.get_my_description,
+            "setmyshortdescription": self.set_my_short_description,
+            "getmyshortdescription": self.get_my_short_description,
             "sendchataction": self.send_chat_action,
             "deletewebhook": self.delete_webhook,
             "getwebhookinfo": self.get_webhook_info,
@@ -490,6 +497,38 @@ class BotApi:
 
     async def delete_my_commands(self, bot_id: int, params: Params) -> bool:
         self._state.commands_by_scope.pop(self._commands_key(params), None)
+        return True
+
+    async def set_my_description(self, bot_id: int, params: Params) -> bool:
+        return self._set_profile_text(params, "description", DESCRIPTION_LIMIT)
+
+    async def get_my_description(self, bot_id: int, params: Params) -> dict[str, str]:
+        language = params.string("language_code") or ""
+        text = self._state.descriptions.get(language, self._state.descriptions.get("", ""))
+        return {"description": text}
+
+    async def set_my_short_description(self, bot_id: int, params: Params) -> bool:
+        return self._set_profile_text(params, "short_description", SHORT_DESCRIPTION_LIMIT)
+
+    async def get_my_short_description(self, bot_id: int, params: Params) -> dict[str, str]:
+        language = params.string("language_code") or ""
+        texts = self._state.short_descriptions
+        return {"short_description": texts.get(language, texts.get("", ""))}
+
+    def _set_profile_text(self, params: Params, name: str, limit: int) -> bool:
+        language = params.string("language_code") or ""
+        if language and not _LANGUAGE_CODE.fullmatch(language):
+            raise bad_request("Bad Request: invalid language code specified")
+        text = params.string(name) or ""
+        if len(text) > limit:
+            raise bad_request(f"Bad Request: {name} is too long")
+        store = (
+            self._state.descriptions if name == "description" else self._state.short_descriptions
+        )
+        if text:
+            store[language] = text
+        else:
+            store.pop(language, None)  # an empty text removes it, as in Telegram
         return True
 
     async def send_chat_action(self, bot_id: int, params: Params) -> bool:

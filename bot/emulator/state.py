@@ -231,6 +231,9 @@ class EmulatorState:
     callback_answers: list[dict[str, Any]] = field(default_factory=list)
     commands: list[dict[str, Any]] = field(default_factory=list)
     commands_by_scope: dict[tuple[str, str], list[dict[str, Any]]] = field(default_factory=dict)
+    # setMyDescription / setMyShortDescription, by language code ("" is the default).
+    descriptions: dict[str, str] = field(default_factory=dict)
+    short_descriptions: dict[str, str] = field(default_factory=dict)
     calls: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     stats: Counter[str] = field(default_factory=Counter)
     documents: dict[str, SentDocument] = field(default_factory=dict)

@@ -78,6 +78,9 @@ class BasicsFeature:
             state = setup_state(person.state)
             step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
             await say(context, chat.id, context.tx("start.resume_setup"), person=person)
+            if state is not None and state.step == "language":
+                await self.setup.ask_language(update, context, person, ONBOARDING)
+                return
             await self.setup.ask(update, context, person, step, ONBOARDING)
             return
         route = self.router.start_payload(payload) if payload else None

@@ -18,10 +18,12 @@ from telegram.constants import ChatType
 from telegram.error import BadRequest, Forbidden
 
 from bot.context import Context, Services
+from bot.core.languages import ENGLISH
 from bot.core.telegram_text import BULK_DELETE_LIMIT, CALLBACK_DATA_LIMIT
 from bot.services import geo
 from bot.services.discretion import CoverHolds
 from bot.services.people import Person
+from bot.services.places import name_in
 from bot.views import Button
 from bot.views.places import country_label
 from bot.views.rich import Rich
@@ -50,7 +52,10 @@ async def current_person(update: Update, context: Context) -> Person | None:
     user = update.effective_user
     if user is None:
         return None
-    return await context.services.people.load(user.id)
+    person = await context.services.people.load(user.id)
+    if person is not None:
+        context.bind(person)
+    return person
 
 
 async def command_person(update: Update, context: Context, *, missing: str) -> Person | None:
@@ -68,7 +73,10 @@ async def command_person(update: Update, context: Context, *, missing: str) -> P
 
 
 def country_name(context: Context, code: str) -> str:
-    """Our helplines' name for a country when we have one ("United Kingdom"), else IANA's."""
+    """A country in the person's language (CLDR); in English, our helplines' name for it
+    when we have one ("United Kingdom"), else IANA's."""
+    if context.language != ENGLISH:
+        return name_in(code, context.services.content.helplines, context.language)
     return country_label(context.services.content.helplines, geo.country_names(), code)
 
 

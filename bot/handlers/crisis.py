@@ -181,7 +181,7 @@ async def on_button(update: Update, context: Context, data: CrisisButton) -> Non
     tx = context.tx
     if action == "more":
         country = await country_of(context, user.id)
-        text = compose_full_list(context.services.content.crisis_book, country, tx)
+        text = compose_full_list(context.book, country, tx)
         await send_urgent(
             update,
             context,

@@ -20,7 +20,7 @@ from bot.handlers.crisis_send import (
     send_urgent,
 )
 from bot.services.crisis import CrisisKind
-from bot.services.places import english_name
+from bot.services.places import name_in
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ def _shortlist(context: Context, kind: CrisisKind, language: str | None) -> list
     code_of_kind = KIND_CODES[kind]
     flat: list[Button] = [
         (
-            english_name(code, content.helplines),
+            name_in(code, content.helplines, context.language),
             CrisisButton("cty", f"{code_of_kind}:{code}").encode(),
         )
         for code in order
@@ -140,7 +140,7 @@ async def country_chosen(
     people = services.people
     person_id = people.person_id(user.id)
     services.crisis_cache.remember_country(person_id, code)
-    label = english_name(code, services.content.helplines)
+    label = name_in(code, services.content.helplines, context.language)
     text = context.tx("crisis_help.country_set", country=label) + "\n\n"
     text += reply_text(context, kind, code)
     trigger = update.effective_message if typed else None

@@ -22,7 +22,7 @@ from bot.services.crisis_reply import (
     needs_nation,
 )
 from bot.services.helplines import parts_of
-from bot.services.places import english_name
+from bot.services.places import name_in
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +47,10 @@ async def country_of(context: Context, user_id: int) -> str | None:
     except Exception as exc:  # storage down or slow: the reply must still go out
         log.warning("crisis country lookup failed: %s", type(exc).__name__)
         return None
-    return None if person is None else person.profile.country
+    if person is None:
+        return None
+    context.bind(person)  # the reply in their stored language, even after a restart
+    return person.profile.country
 
 
 def crisis_buttons(
@@ -63,7 +66,7 @@ def crisis_buttons(
         rows.append(
             [(tx("crisis_help.btn_clear"), CrisisButton("clear", str(trigger_id)).encode())]
         )
-    book = context.services.content.crisis_book
+    book = context.book
     if country is None:
         rows.append([(tx("crisis_help.btn_country"), CrisisButton("where", k).encode())])
     elif needs_nation(book, country):
@@ -138,10 +141,10 @@ def reply_text(
     context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
 ) -> str:
     content = context.services.content
-    label = english_name(country, content.helplines) if country else None
+    label = name_in(country, content.helplines, context.language) if country else None
     return compose_reply(
         kind,
-        content.crisis_book,
+        context.book,
         country,
         context.tx,
         country_label=label,

@@ -34,11 +34,12 @@ from bot.handlers.common import (
     strip_buttons,
 )
 from bot.handlers.setup import SetupFeature
+from bot.locales import Locales
 from bot.send_policy import AT_MOST_ONCE
+from bot.services import local_format
 from bot.services.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone
-from bot.texts import Tx
 from bot.views import Rows
 from bot.views.journal import journal_page, prompt_buttons, prompt_text
 
@@ -48,28 +49,33 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-CountLine = Callable[[str], Awaitable[str | None]]
+CountDay = Callable[[str], Awaitable[int | None]]
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx, count_line: CountLine | None = None) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here).
-    `count_line`: the no-contact day for a person who asked for it in the check-in, added
-    at the end (never with neutral wording: there it waits for "Show")."""
+def make_sender(bot: ExtBot[Any], locales: Locales, count_day: CountDay | None = None) -> Sender:
+    """How the dispatcher sends one prompt (a Telegram call: so it lives here), in the
+    language stored with the person (a job has no update to take it from). `count_day`:
+    the no-contact day for a person who asked for it in the check-in, added at the end
+    (never with neutral wording: there it waits for "Show")."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
-        cache_key = f"{claim.local_date}:{claim.neutral}"
+        locale = locales[claim.language]
+        tx = locale.texts
+        cache_key = f"{claim.local_date}:{claim.neutral}:{locale.code}"
         markup = markups.get(cache_key)
         if markup is None:
-            if len(markups) > 8:
+            if len(markups) > 64:  # a few dates x neutral or not x seven languages
                 markups.clear()
             markup = markups[cache_key] = keyboard(
                 prompt_buttons(tx, claim.local_date, show=claim.neutral)
             )
-        text = prompt_text(tx, claim.prompt.text, neutral=claim.neutral)
-        if claim.count_line and not claim.neutral and count_line is not None:
-            line = await count_line(claim.person_id)
-            text = f"{text}\n\n{line}" if line else text
+        prompt = locale.prompts.get(claim.prompt.id, claim.prompt.text)
+        text = prompt_text(tx, prompt, neutral=claim.neutral)
+        if claim.count_line and not claim.neutral and count_day is not None:
+            day = await count_day(claim.person_id)
+            if day is not None:
+                text = f"{text}\n\n{tx('nocontact.checkin_line', day=day)}"
         message = await bot.send_message(
             claim.chat_id,
             text,
@@ -186,8 +192,9 @@ class DailyFeature:
         text = prompt_text(tx, prompt, neutral=True, shown=True)
         if person.profile.nocontact_in_checkin:
             # On screen now, opened by the person: the count may show.
-            line = await context.services.urges.checkin_line(person)
-            text = f"{text}\n\n{line}" if line else text
+            count = await context.services.urges.checkin_day(person)
+            if count is not None:
+                text = f"{text}\n\n{tx('nocontact.checkin_line', day=count)}"
         with contextlib.suppress(BadRequest):  # already shown, or too old to edit
             await query.message.edit_text(text, reply_markup=keyboard(prompt_buttons(tx, day)))
 
@@ -216,7 +223,8 @@ class DailyFeature:
         p.daily_enabled = True
         await self._schedule_changed(context, person)
         await _drop_buttons(update)
-        await say(context, person.chat_id, tx("daily.resumed", time=p.daily_time), person=person)
+        shown = local_format.hh_mm(p.daily_time, context.formats)
+        await say(context, person.chat_id, tx("daily.resumed", time=shown), person=person)
 
     async def _schedule_changed(self, context: Context, person: Person) -> None:
         await context.services.people.save(person)
@@ -358,6 +366,7 @@ class DailyFeature:
             zone,
             context.services.clock(),
             daily_on=schedule_of(person.profile) is not None,
+            language=context.formats,
         )
 
 
@@ -367,7 +376,7 @@ def _is_crisis(context: Context) -> Callable[[str], bool]:
 
 
 def _prompts(context: Context) -> dict[str, str]:
-    return {p.id: p.text for p in context.services.content.prompts}
+    return dict(context.services.content.locales[context.language].prompts)
 
 
 async def _drop_buttons(update: Update) -> None:

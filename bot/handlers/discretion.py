@@ -285,14 +285,19 @@ class DiscretionFeature:
 
     async def apply_menu(self, context: Context, person: Person) -> None:
         """Neutral wording (or cover): this chat's "/" menu says nothing a watcher would
-        notice. Otherwise the chat's own menu is removed and the default shows."""
+        notice. A language chosen in /settings that Telegram would not show them: the menu
+        in that language. Otherwise the chat's own menu is removed and the default shows
+        (published per language code at start-up)."""
         services = context.services
+        locales = services.content.locales
         scope = BotCommandScopeChat(person.chat_id)
         neutral = person.profile.neutral_wording or services.cover.in_cover(person.person_id)
+        default = locales.resolve(None, context.telegram_language)
         try:
-            if neutral:
+            if neutral or context.language != default:
                 names = [name for name, _ in self.hub.commands] + ["sos", "help"]
-                entries = menu_entries(services.content.texts, names, neutral=True)
+                texts = locales[context.language].texts
+                entries = menu_entries(texts, names, neutral=neutral)
                 commands = [BotCommand(name, text) for name, text in entries]
                 await context.bot.set_my_commands(commands, scope=scope)
             else:

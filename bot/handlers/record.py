@@ -17,6 +17,7 @@ from telegram.error import BadRequest
 from bot.context import Context
 from bot.core.callbacks import RecordButton
 from bot.core.hub import Hub
+from bot.core.languages import LANGUAGES
 from bot.core.state import RECORD_PREFIX, RecordState, record_state
 from bot.handlers.common import (
     current_person,
@@ -32,8 +33,6 @@ from bot.handlers.common import (
 from bot.handlers.crisis_keep import add_under_reply
 from bot.handlers.record_files import (
     DOWNLOAD_LIMIT_MB,
-    LANGUAGES,
-    language_of,
     on_media,
     send_files,
     send_record_export,
@@ -98,7 +97,7 @@ class RecordFeature:
         self, context: Context, person: Person, offset: int, pressed: Message | None = None
     ) -> None:
         page = await context.services.record.page(person, offset, views.PAGE_SIZE)
-        text, rows = views.list_view(context.tx, page, zone_of(person), language_of(person))
+        text, rows = views.list_view(context.tx, page, zone_of(person), context.formats)
         if pressed is not None:
             try:
                 await pressed.edit_text(text, reply_markup=keyboard(rows))
@@ -108,7 +107,7 @@ class RecordFeature:
         await tell(context, person, text, rows, protect=True)
 
     async def show_entry(self, context: Context, person: Person, entry: FullEntry) -> None:
-        rich, rows = views.entry_view(context.tx, entry, zone_of(person), language_of(person))
+        rich, rows = views.entry_view(context.tx, entry, zone_of(person), context.formats)
         await tell(context, person, rich, rows, protect=True)
 
     # --- the steps ----------------------------------------------------------------------
@@ -125,7 +124,7 @@ class RecordFeature:
             entry = await record.read(person, entry_id)
             when = ""
             if entry is not None:
-                when = happened_label(entry, zone_of(person), language_of(person))
+                when = happened_label(entry, zone_of(person), context.formats)
             text = views.word(
                 tx, person.profile.neutral_wording, "finished", when=when or tx("record.no_when")
             )
@@ -183,7 +182,7 @@ class RecordFeature:
         if state.step == WHEN:
             typed = parse_when(
                 text,
-                (language_of(person), *LANGUAGES),
+                (context.language, *LANGUAGES),
                 record.today(person),
                 country=person.profile.country,
             )
@@ -212,7 +211,7 @@ class RecordFeature:
             return
         if step == AMEND:
             when = written_label(
-                int(context.services.clock().timestamp()), zone_of(person), language_of(person)
+                int(context.services.clock().timestamp()), zone_of(person), context.formats
             )
             await tell(context, person, tx("record.amend_saved", when=when),
                        views.amend_view(tx, state.entry_id)[1])  # fmt: skip
@@ -251,7 +250,7 @@ class RecordFeature:
         record = context.services.record
         await record.set_when(person, entry_id, local, precision)
         entry = await record.read(person, entry_id)
-        label = happened_label(entry, zone_of(person), language_of(person)) if entry else ""
+        label = happened_label(entry, zone_of(person), context.formats) if entry else ""
         lead = context.tx("record.when_set", when=label) if label else ""
         await self.ask(context, person, entry_id, next_step(WHEN), lead=lead)
 
@@ -299,7 +298,7 @@ class RecordFeature:
             entry,
             neutral=person.profile.neutral_wording,
             zone=zone_of(person),
-            language=language_of(person),
+            language=context.formats,
         )
         await record.note_offered(person)
         await tell(context, person, text, rows)
@@ -451,7 +450,7 @@ class RecordFeature:
         if self._current(person, entry_id, WHEN) is None:
             await self._expired(context, person)
             return
-        language = language_of(person)
+        language = context.formats
         today = record.today(person)
         if action == "now":
             await self._set_when(context, person, entry_id, record.local_now(person), MINUTE)

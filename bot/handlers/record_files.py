@@ -29,13 +29,6 @@ log = logging.getLogger(__name__)
 # Telegram's own limit for a file a bot downloads (getFile): we keep files up to it.
 DOWNLOAD_LIMIT: int = FileSizeLimit.FILESIZE_DOWNLOAD
 DOWNLOAD_LIMIT_MB = DOWNLOAD_LIMIT // 1_000_000  # PTB and Telegram count in decimal megabytes
-LANGUAGES = ("en", "de", "es", "fr", "it", "nl", "pt")
-
-
-def language_of(person: Person) -> str:
-    # The person's language once the Profile carries one (issue 11); English until then.
-    chosen = getattr(person.profile, "language", None)
-    return chosen if isinstance(chosen, str) and chosen in LANGUAGES else "en"
 
 
 async def on_media(update: Update, context: Context) -> None:
@@ -143,7 +136,7 @@ async def send_record_export(context: Context, person: Person, *, pdf: bool) -> 
     now = services.clock()
     title = views.word(tx, person.profile.neutral_wording, "doc_title")
     doc = await record_export.collect(
-        services.record, person, tx, now, language_of(person), title=title
+        services.record, person, tx, now, context.formats, title=title
     )
     day = now.astimezone(zone_of(person)).date()
     remove = (tx("record.btn_remove_export"), RecordButton("rmx").encode())

@@ -16,6 +16,7 @@ from bot.context import Context
 from bot.core.callbacks import (
     CountryButton,
     DayButton,
+    LanguageButton,
     SafetyButton,
     SettingsButton,
     TimeButton,
@@ -43,7 +44,8 @@ from bot.handlers.common import (
     say,
     strip_buttons,
 )
-from bot.services import geo
+from bot.locales import endonym
+from bot.services import geo, local_format
 from bot.services.people import Person
 from bot.services.schedule import is_valid_timezone, parse_local_time
 from bot.views import Rows
@@ -52,6 +54,7 @@ from bot.views.settings import (
     country_buttons,
     days_view,
     discreet_buttons,
+    language_view,
     safety_buttons,
     settings_view,
     time_buttons,
@@ -72,10 +75,46 @@ class SetupFeature:
         hub.router.on_callback(SafetyButton, self.on_safety_button)
         hub.router.on_callback(SettingsButton, self.on_settings_button)
         hub.router.on_callback(DayButton, self.on_day_button)
+        hub.router.on_callback(LanguageButton, self.on_language_button)
 
     # --- entry points -------------------------------------------------------------------
 
     async def begin(self, update: Update, context: Context, person: Person) -> None:
+        locales = context.services.content.locales
+        telegram = locales.supported(context.telegram_language)
+        if person.profile.language is None and telegram is not None:
+            # Kept with the profile: daily prompts are sent from a job, with no update.
+            person.profile.language = telegram
+            await context.services.people.save(person)
+            context.bind(person)
+        elif person.profile.language is None and len(locales.codes) > 1:
+            # Telegram did not say, or said a language we do not serve: ask, once.
+            await self.ask_language(update, context, person, ONBOARDING)
+            return
+        await self.ask(update, context, person, "country", ONBOARDING)
+
+    async def ask_language(
+        self, update: Update, context: Context, person: Person, mode: str
+    ) -> None:
+        await context.services.people.set_state(person, SetupState("language", mode).encode())
+        text, rows = language_view(context.tx, context.services.content.locales.choices())
+        await self._question(update, context, person, mode, text, rows)
+
+    async def on_language_button(
+        self, update: Update, context: Context, data: LanguageButton
+    ) -> None:
+        found = await self._person_and_mode(update, context, "language")
+        if found is None or data.value not in context.services.content.locales.codes:
+            return
+        person, mode = found
+        person.profile.language = data.value
+        person.state = ""
+        await context.services.people.save(person)
+        context.bind(person)  # this reply, and every one after it, in the new language
+        await self.hub.wording_changed(context, person)  # the chat's "/" menu too
+        if mode == SETTINGS:
+            await self.show_settings(update, context, person)
+            return
         await self.ask(update, context, person, "country", ONBOARDING)
 
     async def show_settings(
@@ -90,8 +129,21 @@ class SetupFeature:
         extra: Rows = []
         for hook in self.hub.settings_rows:
             extra += await hook(context, person)
+        several = len(context.services.content.locales.codes) > 1
         text, buttons = settings_view(
-            context.tx, p, country, worksheet_waiting=waiting, extra=extra, lead=lead
+            context.tx,
+            p,
+            country,
+            worksheet_waiting=waiting,
+            extra=extra,
+            lead=lead,
+            language=endonym(context.language) if several else None,
+            time_shown=local_format.hh_mm(p.daily_time, context.formats) if p.daily_time else None,
+            zone_shown=(
+                geo.zone_label(p.timezone, context.language, country=p.country)
+                if p.timezone
+                else None
+            ),
         )
         await self._panel(update, context, person, text, buttons)
 
@@ -164,7 +216,7 @@ class SetupFeature:
         if len(zones) == 1 and mode == ONBOARDING:
             person.profile.timezone = zones[0].name
             await context.services.people.save(person)
-            label = geo.zone_label(zones[0].name, country=country)
+            label = geo.zone_label(zones[0].name, context.language, country=country)
             await say(
                 context, person.chat_id, tx("setup.timezone_auto", timezone=label), person=person
             )
@@ -173,7 +225,7 @@ class SetupFeature:
             return
         await context.services.people.set_state(person, SetupState("timezone", mode).encode())
         choices = geo.main_zones(country, year) if country else ()
-        rows = zone_buttons(choices, country)
+        rows = zone_buttons(choices, country, context.language)
         key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
         await self._question(update, context, person, mode, tx(key), rows)
 
@@ -209,7 +261,7 @@ class SetupFeature:
         tx = context.tx
         if step == "country":
             aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
-            code = geo.find_country(text, aliases)
+            code = geo.find_country(text, aliases) or context.services.content.places.find(text)
             if code is None:
                 await say(context, person.chat_id, tx("setup.country_unknown"), person=person)
                 return
@@ -344,6 +396,9 @@ class SetupFeature:
         if arg == "days":
             await self._show_days(update, context, person)
             return
+        if arg == "language":
+            await self.ask_language(update, context, person, SETTINGS)
+            return
         if arg == "forget":
             await privacy.ask_to_forget(update, context, person)
             return
@@ -420,7 +475,7 @@ class SetupFeature:
         person.profile.timezone = zone
         await context.services.people.save(person)
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        label = geo.zone_label(zone, country=person.profile.country)
+        label = geo.zone_label(zone, context.language, country=person.profile.country)
         if mode == ONBOARDING:
             text = context.tx("setup.timezone_set", timezone=label)
             await replace_or_say(context, update, text, person=person)
@@ -437,13 +492,12 @@ class SetupFeature:
         await context.services.people.save(person)
         await self.hub.schedule_changed(context, person)  # before any reply that could fail
         paused = person.profile.paused
+        shown = local_format.hh_mm(person.profile.daily_time, context.formats)
         if mode == ONBOARDING:
             key = "setup.time_set_paused" if paused else "setup.time_set"
-            await replace_or_say(
-                context, update, tx(key, time=person.profile.daily_time), person=person
-            )
+            await replace_or_say(context, update, tx(key, time=shown), person=person)
         key = "settings.time_changed_paused" if paused else "settings.time_changed"
-        lead = tx(key, time=person.profile.daily_time)
+        lead = tx(key, time=shown)
         await self.next_step(update, context, person, "time", mode, lead)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:

@@ -87,7 +87,9 @@ class WorksheetsFeature:
     # --- showing ----------------------------------------------------------------------
 
     async def show_list(self, context: Context, person: Person, lead: str = "") -> None:
-        overview = await context.services.worksheets.overview(person)
+        overview = [
+            (context.local(w), r) for w, r in await context.services.worksheets.overview(person)
+        ]
         text, buttons = views.list_view(context.tx, overview, lead)
         await tell(context, person, text, buttons)
 
@@ -96,6 +98,7 @@ class WorksheetsFeature:
     ) -> None:
         """Send the question at `position` and make it the step that typed text answers."""
         flow, tx = context.services.worksheets, context.tx
+        ws = context.local(ws)
         shown_before = flow.shown_before(person, ws)
         await _leave_step(context, person)
         if position >= ws.question_count:
@@ -115,6 +118,7 @@ class WorksheetsFeature:
 
     async def open_worksheet(self, context: Context, person: Person, ws: Worksheet) -> None:
         tx = context.tx
+        ws = context.local(ws)
         opening = await context.services.worksheets.opening(person, ws)
         if opening.kind is Opening.NEW:
             await tell(
@@ -165,7 +169,7 @@ class WorksheetsFeature:
         if active or len(waiting) == 1:
             await self.open_worksheet(context, person, (active or waiting)[0])
         elif waiting:
-            buttons = views.open_buttons(waiting)
+            buttons = views.open_buttons([context.local(w) for w in waiting])
             await tell(context, person, tx("worksheets.resume_choose"), buttons)
         else:
             await self.show_list(context, person, lead=tx("worksheets.resume_none"))
@@ -288,6 +292,8 @@ class WorksheetsFeature:
         person = await current_person(update, context)
         if person is None:
             return
+        if worksheet is not None:
+            worksheet = context.local(worksheet)  # titles in the person's language
         pressed, tx = pressed_message(update), context.tx
         flow = context.services.worksheets
         action, n = data.action, data.number
@@ -388,6 +394,7 @@ class WorksheetsFeature:
         self, context: Context, person: Person, ws: Worksheet, page: int, pressed: Message | None
     ) -> None:
         tx = context.tx
+        ws = context.local(ws)
         answers = await context.services.worksheets.answers(person, ws.id)
         pages = views.review_pages(tx, ws, answers)
         if page >= max(len(pages), 1):

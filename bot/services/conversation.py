@@ -22,10 +22,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.core.languages import LANGUAGES
 from bot.problems import Problem
 from bot.services.crisis_normal import normalize
-
-LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 
 
 class Intent(StrEnum):

@@ -10,6 +10,7 @@ operator's statistics: a day and a kind, never a person.
 from __future__ import annotations
 
 from bot.core.state import worksheet_state
+from bot.services.people import Profile
 from bot.storage.people import PeopleStore
 
 # Safety checks are counted beside the emergency replies, as "check:<kind>".
@@ -43,9 +44,9 @@ class CrisisCache:
         self._country[person_id] = country
 
     # PersonListener
-    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None:
-        self._country[person_id] = country
-        self._silent[person_id] = silent
+    def seen(self, person_id: str, profile: Profile, state: str) -> None:
+        self._country[person_id] = profile.country
+        self._silent[person_id] = profile.silent
         step = worksheet_state(state)
         if step is not None:
             self._answering[person_id] = step.worksheet_id

@@ -89,8 +89,11 @@ def _alternatives(position: str, macros: Macros) -> list[tuple[str, bool]]:
 
 
 def _regex_of(alternatives: list[tuple[str, bool]]) -> str:
+    # Words inside one alternative ("matar-me" read as "matar me") may trail across a
+    # sentence end too, as whole positions do ("quero matar... me").
     parts = [
-        re.escape(text) + (r"\S*" if is_stem else "") for text, is_stem in sorted(set(alternatives))
+        r" (?:\. )?".join(map(re.escape, text.split())) + (r"\S*" if is_stem else "")
+        for text, is_stem in sorted(set(alternatives))
     ]
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 

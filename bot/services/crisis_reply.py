@@ -28,7 +28,7 @@ from bot.services.emergency import Emergency
 from bot.services.helplines import INTL, Country, Line, LineKind, entry_lines, parts_of
 from bot.texts import Tx
 
-_EMERGENCY_NAME = "Emergency"  # the name content gives a line that is only its number
+EMERGENCY_NAME = "Emergency"  # the name content gives a line that is only its number
 _T = "crisis_help"
 _HEADINGS = (
     (LineKind.EMERGENCY, "heading_emergency"),
@@ -74,10 +74,10 @@ def format_line(line: Line, tx: Tx, *, emergency: bool = False, part: str | None
     details = [line.hours] if line.hours else []
     if line.free:
         details.append(_t(tx, "free"))
-    name = line.name
+    name = f"{line.name} ({line.about})" if line.about else line.name
     if emergency:
         name = _t(tx, "emergency_label")
-        if line.name not in (_EMERGENCY_NAME, line.phone):
+        if line.name not in (EMERGENCY_NAME, line.phone):
             details.insert(0, line.name)  # "Triple Zero", "110 police, 112 fire and ambulance"
     elif part and part not in line.name:
         name = f"{part}: {line.name}"
@@ -100,7 +100,7 @@ def _emergency_line(book: Book, code: str | None) -> Line | None:
         return None
     return Line(
         kind=LineKind.EMERGENCY,
-        name=_EMERGENCY_NAME,
+        name=EMERGENCY_NAME,
         phone="; ".join(listed.numbers),
         text=None,
         url=None,
@@ -161,7 +161,7 @@ def _emergency_block(book: Book, code: str | None, tx: Tx) -> list[str]:
     out = [format_line(line, tx, emergency=True)]
     if line.silent_option:
         out.append(line.silent_option)
-    elif line.notes and line.name == _EMERGENCY_NAME and code not in book.helplines:
+    elif line.notes and line.name == EMERGENCY_NAME and code not in book.helplines:
         out.append(line.notes)  # the emergency list's note, e.g. "no national number"
     return out
 

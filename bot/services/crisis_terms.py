@@ -5,7 +5,7 @@ Every problem is named with its path, so `python -m bot content check` gives fil
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from bot.problems import Path, Problem
 from bot.services.crisis import (
@@ -53,8 +53,9 @@ def _validate_categories(raw: object) -> tuple[set[str], list[Problem]]:
     return names, problems
 
 
-def validate_terms(raw: object) -> list[Problem]:
-    """Every problem in a parsed crisis-terms document; [] means `from_terms` is safe."""
+def validate_terms(raw: object, required: Sequence[str] = ()) -> list[Problem]:
+    """Every problem in a parsed crisis-terms document; [] means `from_terms` is safe.
+    `required`: languages that must have terms of their own (the ones the bot speaks)."""
     if not isinstance(raw, Mapping) or set(raw) != {"categories", "languages"}:
         return [Problem((), "the file must be a mapping with 'categories' and 'languages'")]
     names, problems = _validate_categories(raw["categories"])
@@ -62,6 +63,13 @@ def validate_terms(raw: object) -> list[Problem]:
     if not isinstance(languages, Mapping) or not languages:
         return [*problems, Problem(("languages",), "must map language codes to categories")]
     known = ", ".join(sorted(names) + list(ROLES))
+    # A language the bot speaks with no crisis words of its own: its people's "help"
+    # would go unheard (others may be listed too: people write in more than one).
+    problems += [
+        Problem(("languages",), f"no crisis words for {code!r}, which the bot speaks")
+        for code in required
+        if code not in languages
+    ]
     for language, by_role in languages.items():
         where: Path = ("languages", str(language))
         if isinstance(language, bool):

@@ -23,10 +23,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 
+from bot.core.languages import LANGUAGES
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 from bot.problems import Problem
 
-LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 FALLBACK_LANGUAGE = "en"
 # Enough for a month without a repeat, a believable "of the day" bot.
 MIN_ENTRIES = 30

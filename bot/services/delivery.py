@@ -210,6 +210,7 @@ class Claim:
     next_due_utc: int | None  # where the claim moved it
     next_due_date: str | None
     count_line: bool = False  # the person wants their no-contact day in the check-in
+    language: str | None = None  # the person's stored choice (the sender has no update)
 
 
 @dataclass
@@ -573,6 +574,7 @@ class Dispatcher:
             neutral=profile.neutral_wording,
             silent=profile.silent,
             count_line=profile.nocontact_in_checkin,
+            language=profile.language,
         )
 
     def _buffer_failed(self, claim: Claim) -> None:

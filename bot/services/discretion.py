@@ -18,10 +18,11 @@ from dataclasses import dataclass, replace
 from datetime import date, timedelta
 
 from bot.clock import Clock
-from bot.services.decoys import LANGUAGES, Decoys, start_sequence
+from bot.core.languages import LANGUAGES
+from bot.services.decoys import Decoys, start_sequence
 from bot.services.ledger import DELETE_WINDOW
 from bot.services.panic_word import PanicWords, WordKind, derive_word_key, word_digest
-from bot.services.people import PeopleService, Person, UnreadableDataError
+from bot.services.people import PeopleService, Person, Profile, UnreadableDataError
 from bot.storage.discretion import DiscretionStore
 
 log = logging.getLogger(__name__)
@@ -108,7 +109,7 @@ class CoverCache:
         return len(self._armed)
 
     # PersonListener: a forgotten person leaves nothing in memory.
-    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None:
+    def seen(self, person_id: str, profile: Profile, state: str) -> None:
         return
 
     def forgotten(self, person_id: str) -> None:

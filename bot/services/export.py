@@ -24,6 +24,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from fpdf import FPDF
 from fpdf.enums import XPos, YPos
 
+from bot.locales import Locale
+from bot.services import local_format
 from bot.services.journal import JournalService
 from bot.services.pdf_text import (
     FONT,
@@ -108,42 +110,53 @@ def zone_of(person: Person) -> tzinfo:
         return UTC
 
 
-def _day(timestamp: int, zone: tzinfo) -> str:
-    return datetime.fromtimestamp(timestamp, zone).date().isoformat()
+def _day(timestamp: int, zone: tzinfo, language: str) -> str:
+    return local_format.day(datetime.fromtimestamp(timestamp, zone).date(), language)
 
 
-def _moment(timestamp: int, zone: tzinfo) -> str:
-    return datetime.fromtimestamp(timestamp, zone).strftime("%Y-%m-%d %H:%M")
+def _moment(timestamp: int, zone: tzinfo, language: str) -> str:
+    return local_format.moment(datetime.fromtimestamp(timestamp, zone), language)
 
 
 async def collect(
     service: WorksheetService,
     journal: JournalService,
     person: Person,
-    prompts: Mapping[str, str],
-    tx: Tx,
+    locale: Locale,
     now: datetime,
 ) -> ExportDocument:
+    """Everything the person wrote, with headings, worksheet titles and questions, prompts
+    and dates in their language (`locale`)."""
     zone = zone_of(person)
+    tx: Tx = locale.texts
+    prompts = locale.prompts
+    lang = local_format.locale_for(locale.code, person.profile.country)
     sheets: list[ExportWorksheet] = []
     for row in sorted(await service.started(person), key=lambda r: r.started_at):
         answers = await service.answers(person, row.worksheet_id)
         if not answers:
             continue
-        worksheet = service.get(row.worksheet_id)
+        worksheet = locale.worksheets.get(row.worksheet_id) or service.get(row.worksheet_id)
+        questions = {q.id: q.text for q in worksheet.questions} if worksheet is not None else {}
         sections: list[ExportSection] = []
         placed: set[str] = set()
         for section in worksheet.sections if worksheet is not None else ():
             items = [answers[q.id] for q in section.questions if q.id in answers]
             placed.update(a.question.id for a in items)
             if items:
-                sections.append(_section(section.title, items, zone))
+                sections.append(_section(section.title, items, zone, lang, questions))
         others = [a for qid, a in answers.items() if qid not in placed]
         if others:
-            sections.append(_section(tx("worksheets.export.doc_other"), others, zone))
-        started = _day(row.started_at, zone)
+            sections.append(
+                _section(tx("worksheets.export.doc_other"), others, zone, lang, questions)
+            )
+        started = _day(row.started_at, zone, lang)
         status = (
-            tx("worksheets.export.doc_finished", date=started, finished=_day(row.finished_at, zone))
+            tx(
+                "worksheets.export.doc_finished",
+                date=started,
+                finished=_day(row.finished_at, zone, lang),
+            )
             if row.finished_at is not None
             else tx("worksheets.export.doc_started", date=started)
         )
@@ -151,7 +164,7 @@ async def collect(
         sheets.append(ExportWorksheet(title, status, tuple(sections)))
     entries = [
         ExportEntry(
-            _moment(entry.created_at, zone),
+            _moment(entry.created_at, zone, lang),
             prompts.get(entry.prompt_id) if entry.prompt_id else None,
             entry.text,
         )
@@ -159,7 +172,10 @@ async def collect(
     ]
     return ExportDocument(
         title=tx("worksheets.export.doc_title"),
-        subtitle=tx("worksheets.export.doc_exported", date=now.astimezone(zone).date().isoformat()),
+        subtitle=tx(
+            "worksheets.export.doc_exported",
+            date=local_format.day(now.astimezone(zone).date(), lang),
+        ),
         worksheets=tuple(sheets),
         journal_title=tx("worksheets.export.doc_journal"),
         journal=tuple(entries),
@@ -167,10 +183,19 @@ async def collect(
     )
 
 
-def _section(title: str, answers: list[Answer], zone: tzinfo) -> ExportSection:
+def _section(
+    title: str, answers: list[Answer], zone: tzinfo, language: str, questions: Mapping[str, str]
+) -> ExportSection:
     return ExportSection(
         title,
-        tuple(ExportAnswer(a.question.text, _day(a.first_at, zone), a.parts) for a in answers),
+        tuple(
+            ExportAnswer(
+                questions.get(a.question.id, a.question.text),
+                _day(a.first_at, zone, language),
+                a.parts,
+            )
+            for a in answers
+        ),
     )
 
 

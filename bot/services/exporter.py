@@ -8,10 +8,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from datetime import date
 
 from bot.clock import Clock
+from bot.locales import Locale
 from bot.services import export
 from bot.services.journal import JournalService
 from bot.services.people import Person
-from bot.services.prompt_model import Prompt
 from bot.services.worksheets import WorksheetService
 from bot.texts import Tx
 
@@ -24,7 +24,6 @@ class Exporter:
         self,
         worksheets: WorksheetService,
         journal: JournalService,
-        prompts: Sequence[Prompt],
         clock: Clock,
         *,
         sources: Sequence[PartSource] = (),
@@ -32,14 +31,13 @@ class Exporter:
         self._sources = tuple(sources)
         self._worksheets = worksheets
         self._journal = journal
-        self._prompts = {p.id: p.text for p in prompts}
         self._clock = clock
 
-    async def document(self, person: Person, tx: Tx) -> tuple[export.ExportDocument, date]:
-        """The document, and the person's local date (it names the file)."""
+    async def document(self, person: Person, locale: Locale) -> tuple[export.ExportDocument, date]:
+        """The document in the person's language, and their local date (it names the file)."""
         now = self._clock()
-        doc = await export.collect(self._worksheets, self._journal, person, self._prompts, tx, now)
-        parts = [part for source in self._sources for part in await source(person, tx)]
+        doc = await export.collect(self._worksheets, self._journal, person, locale, now)
+        parts = [part for source in self._sources for part in await source(person, locale.texts)]
         if parts:
             doc = dataclasses.replace(doc, parts=tuple(parts))
         return doc, now.astimezone(export.zone_of(person)).date()

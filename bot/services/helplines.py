@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from urllib.parse import urlsplit
 
+from bot.core.languages import LANGUAGES
 from bot.problems import Path, Problem
 
 INTL = "INTL"
@@ -44,6 +45,7 @@ _VERIFIED = ("yes", "partial")
 _REQUIRED = ("kind", "name", "source", "checked", "verified")
 _TEXT_FIELDS = (
     "name",
+    "about",
     "phone",
     "text",
     "whatsapp",
@@ -61,7 +63,6 @@ _URL_FIELDS = ("url", "chat")
 
 # The languages people may type a country's name in; a part of a country (GB-SCT) names
 # itself in each of them, since CLDR names countries but not their nations.
-NAME_LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 
 # Fields people carry over from other tables; a pointer beats "unknown field".
 _FIELD_HINTS = {"sms": "text", "website": "url", "tel": "phone", "webchat": "chat"}
@@ -95,6 +96,7 @@ class Line:
     whatsapp: str | None = None
     chat: str | None = None
     free: bool | None = None
+    about: str | None = None  # who or what it is for, in our words: "young people"
 
     @property
     def numbers(self) -> tuple[str, ...]:
@@ -224,12 +226,12 @@ def _validate_names(code: str, raw: object) -> list[Problem]:
     if not isinstance(raw, Mapping):
         return [Problem(path, "names maps a language (en, es, …) to the name in it")]
     problems: list[Problem] = []
-    for language in NAME_LANGUAGES:
+    for language in LANGUAGES:
         value = raw.get(language)
         if not isinstance(value, str) or not value.strip():
             problems.append(Problem(path, f"needs the name in {language!r}"))
     for language in raw:
-        if language not in NAME_LANGUAGES:
+        if language not in LANGUAGES:
             problems.append(Problem((*path, str(language)), "not a language people type here"))
     return problems
 
@@ -335,6 +337,7 @@ def _parse_line(raw: Mapping[str, object]) -> Line:
         whatsapp=_optional(raw, "whatsapp"),
         chat=_optional(raw, "chat"),
         free=free if isinstance(free, bool) else None,
+        about=_optional(raw, "about"),
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from bot.clock import Clock
+from bot.services.people import Profile
 from bot.storage.people import PeopleStore
 
 # Telegram lets a bot delete messages in a private chat for 48 hours; older ids are useless.
@@ -70,7 +71,7 @@ class MessageLedger:
             raise
 
     # PersonListener: a forgotten person's pending ids are never written.
-    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None:
+    def seen(self, person_id: str, profile: Profile, state: str) -> None:
         return
 
     def forgotten(self, person_id: str) -> None:

@@ -41,6 +41,7 @@ class Profile:
     shared_device: bool | None = None  # answer to "could someone else read this chat?"
     active_worksheet: str | None = None
     pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
+    language: str | None = None  # chosen in /settings or onboarding; None: Telegram's, else en
     # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
     # the row put back is refused (0: written before revisions existed).
     revision: int = 0
@@ -111,7 +112,7 @@ class PersonListener(Protocol):
     state: what typed text answers) and when they are forgotten: the crisis cache and the
     message ledger keep nothing of them then."""
 
-    def seen(self, person_id: str, country: str | None, silent: bool, state: str) -> None: ...
+    def seen(self, person_id: str, profile: Profile, state: str) -> None: ...
 
     def forgotten(self, person_id: str) -> None: ...
 
@@ -265,7 +266,7 @@ class PeopleService:
 
     def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
         for listener in self._listeners:
-            listener.seen(person_id, profile.country, profile.silent, state)
+            listener.seen(person_id, profile, state)
 
     async def set_state(self, person: Person, state: str) -> None:
         person.state = state

@@ -15,7 +15,8 @@ from functools import cache
 from babel import Locale
 from babel.languages import get_official_languages
 
-from bot.services.helplines import NAME_LANGUAGES, Country
+from bot.core.languages import LANGUAGES
+from bot.services.helplines import Country
 from bot.services.zone_table import country_names, fold
 
 # Leading words people put before a name ("the Netherlands", "la France", "in Scotland"):
@@ -44,6 +45,17 @@ def english_name(code: str, book: Mapping[str, Country]) -> str:
     return _babel_names("en").get(code) or country_names().get(code, code)
 
 
+def name_in(code: str, book: Mapping[str, Country], language: str) -> str:
+    """A country (or a part with lines of its own) named in `language`: CLDR's name for a
+    country ("Alemania"), the helplines' own name for a part ("Escocia"); English otherwise."""
+    if language == "en":
+        return english_name(code, book)
+    entry = book.get(code)
+    if entry is not None and entry.part_of:
+        return entry.names.get(language) or entry.name
+    return _babel_names(language).get(code) or english_name(code, book)
+
+
 def _index(book: Mapping[str, Country], aliases: Mapping[str, str]) -> dict[str, str]:
     iso = country_names()
     index: dict[str, str] = {}
@@ -57,7 +69,7 @@ def _index(book: Mapping[str, Country], aliases: Mapping[str, str]) -> dict[str,
     for code, entry in book.items():
         if code in iso:
             index.setdefault(fold(entry.name), code)
-    for language in NAME_LANGUAGES:
+    for language in LANGUAGES:
         for code, name in _babel_names(language).items():
             if code in iso:
                 index.setdefault(fold(name), code)

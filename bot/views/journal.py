@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 
 from bot.core.callbacks import DailyButton, JournalButton
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
+from bot.services import local_format
 from bot.services.journal import Entry, Page
 from bot.texts import Tx
 from bot.views import Button, Rows
@@ -43,10 +44,10 @@ def prompt_buttons(tx: Tx, local_date: str, *, show: bool = False) -> Rows:
     ]
 
 
-def _when(created_at: int, zone: str, now: dt.datetime) -> str:
+def _when(created_at: int, zone: str, now: dt.datetime, language: str) -> str:
     local = dt.datetime.fromtimestamp(created_at, ZoneInfo(zone))
-    year = f" {local.year}" if local.year != now.astimezone(ZoneInfo(zone)).year else ""
-    return f"{local:%a} {local.day} {local:%b}{year}, {local:%H:%M}"
+    other_year = local.year != now.astimezone(ZoneInfo(zone)).year
+    return local_format.weekday_moment(local, language, with_year=other_year)
 
 
 def render_page(
@@ -56,12 +57,13 @@ def render_page(
     zone: str,
     now: dt.datetime,
     limit: int = MESSAGE_LIMIT,
+    language: str = "en",
 ) -> str:
     """Newest first; each entry gets an equal share of what the message has room for, and
     a short entry's unused share passes on to the ones after it."""
     blocks: list[tuple[str, str]] = []
     for entry in entries:
-        head = _when(entry.created_at, zone, now)
+        head = _when(entry.created_at, zone, now, language)
         prompt = prompts.get(entry.prompt_id or "")
         if prompt:
             head += f"\n“{truncate(prompt, PROMPT_PREVIEW, marker=ELLIPSIS)}”"
@@ -86,6 +88,7 @@ def journal_page(
     now: dt.datetime,
     *,
     daily_on: bool,
+    language: str = "en",
 ) -> tuple[str, Rows]:
     """One page of /journal, newest first, with Older / Newer / Close."""
     close = (tx("journal.btn_close"), JournalButton(None).encode())
@@ -100,7 +103,7 @@ def journal_page(
         heading = tx("journal.heading_one")
     else:
         heading = tx("journal.heading", page=offset // size + 1, pages=pages)
-    text = render_page(heading, page.entries, prompts, zone, now)
+    text = render_page(heading, page.entries, prompts, zone, now, language=language)
     row: list[Button] = []
     if offset + size < page.total:
         row.append((tx("journal.btn_older"), JournalButton(offset + size).encode()))

@@ -22,10 +22,11 @@ def country_buttons(tx: Tx, featured: Sequence[tuple[str, str]]) -> Rows:
     return [*rows, [(tx("setup.btn_skip_country"), cb.CountryButton("skip").encode())]]
 
 
-def zone_buttons(zones: Sequence[Zone], country: str | None = None) -> Rows:
-    """One button a clock, labelled in plain words ("Pacific: Los Angeles, Seattle")."""
+def zone_buttons(zones: Sequence[Zone], country: str | None = None, language: str = "en") -> Rows:
+    """One button a clock, labelled in plain words ("Pacific: Los Angeles, Seattle"), in
+    the person's language."""
     return [
-        [(geo.zone_label(z.name, country=country), cb.ZoneButton(z.name).encode())] for z in zones
+        [(geo.zone_label(z.name, language, country), cb.ZoneButton(z.name).encode())] for z in zones
     ]
 
 
@@ -72,6 +73,12 @@ def days_view(tx: Tx, chosen: Sequence[int]) -> tuple[str, Rows]:
     ]
 
 
+def language_view(tx: Tx, choices: Sequence[tuple[str, str]]) -> tuple[str, Rows]:
+    """`choices`: (code, the language's own name), two to a row."""
+    flat: list[Button] = [(name, cb.LanguageButton(code).encode()) for code, name in choices]
+    return tx("language.ask"), [flat[i : i + 2] for i in range(0, len(flat), 2)]
+
+
 def settings_view(
     tx: Tx,
     p: Profile,
@@ -80,22 +87,29 @@ def settings_view(
     worksheet_waiting: bool,
     extra: Rows,
     lead: str = "",
+    language: str | None = None,
+    time_shown: str | None = None,
+    zone_shown: str | None = None,
 ) -> tuple[str, Rows]:
     """`country`: its name as shown; `extra`: rows other features add (daily: skip today;
-    language, discretion); `lead`: what just changed, on top. Each toggle has a line saying
-    what it does, and its button says what a tap will do."""
+    discretion); `lead`: what just changed, on top; `language`: the current language's own
+    name, when there is a choice of languages (the row needs no words: "🌐 Español" reads
+    in any language); `time_shown`, `zone_shown`: the check-in time and the time zone as
+    the person's language writes them.
+    Each toggle has a line saying what it does, and its button says what a tap will do."""
     daily_on = p.daily_enabled and p.daily_time is not None
     if not daily_on:
         daily = tx("settings.daily_off")
     else:
-        daily = tx("settings.daily_on", time=p.daily_time, days=days_label(tx, p.daily_days))
+        shown = time_shown or p.daily_time
+        daily = tx("settings.daily_on", time=shown, days=days_label(tx, p.daily_days))
         if p.paused:
             daily += " " + tx("settings.paused_suffix")
 
     def on_off(value: bool) -> str:
         return tx("settings.on") if value else tx("settings.off")
 
-    zone = geo.zone_label(p.timezone, country=p.country) if p.timezone else None
+    zone = zone_shown or (geo.zone_label(p.timezone, country=p.country) if p.timezone else None)
     text = tx(
         "settings.summary",
         country=country or tx("settings.not_set"),
@@ -133,5 +147,6 @@ def settings_view(
         [flip("silent", p.silent)],
         [flip("discreet", p.discreet)],
         *extra,
+        *([[("🌐 " + language, cb.SettingsButton("language").encode())]] if language else []),
         [item("settings.btn_forget", "forget"), item("settings.btn_done", "close")],
     ]

@@ -231,30 +231,34 @@ async def test_unknown_person_picks_a_country_and_gets_local_lines(bot: BotUnder
 
 
 async def test_country_typed_in_spanish_is_understood(bot: BotUnderTest) -> None:
+    spanish = bot.services.content.locales["es"].texts
     await bot.send("socorro", language_code="es")
     reply = await bot.next(containing="911")
-    await bot.press(reply, "Set my country")
-    ask = await bot.next(containing="Which country are you in?")
+    await bot.press(reply, spanish("crisis_help.btn_country"))
+    ask = await bot.next(containing=spanish("crisis_help.ask_country")[:20])
     first = [label for label, _ in buttons_of(ask)][:3]
-    assert set(first) <= {"Spain", "Mexico", "Argentina"}  # ordered by language, not chosen
+    assert set(first) <= {"España", "México", "Argentina"}  # ordered by language, not chosen
     await bot.send("Alemania")
-    local = await bot.next(containing="Your country: Germany.")
+    local = await bot.next(containing=spanish("crisis_help.country_set", country="Alemania")[:20])
     assert "116 016" in (local.text or "")
     await bot.settle()
     assert bot.unread() == []  # the typed name is not also answered as a stray message
 
 
 async def test_typed_nation_gives_its_own_lines(bot: BotUnderTest) -> None:
+    french = bot.services.content.locales["fr"].texts
+    # Telegram in French, the words in English: the reply follows the person's language.
     await bot.send("please help me he is going to hurt me", language_code="fr")
     reply = await bot.next(containing="911")
-    await bot.press(reply, "Set my country")
-    await bot.next(containing="Which country are you in?")
+    await bot.press(reply, french("crisis_help.btn_country"))
+    await bot.next(containing=french("crisis_help.ask_country")[:20])
     await bot.send("Écosse")
-    local = await bot.next(containing="Your country: Scotland.")
+    local = await bot.next(containing=french("crisis_help.country_set", country="Écosse")[:20])
     text = local.text or ""
     assert "0800 027 1234" in text  # Scotland's own abuse line
     assert "0808 2000 247" not in text  # not England's
-    assert "press 55" in text
+    silent = bot.services.content.locales["fr"].book.helplines["GB"].lines[0].silent_option
+    assert silent and silent in text  # "press 55", in French
 
 
 async def test_unknown_country_name_asks_again_kindly(bot: BotUnderTest) -> None:

@@ -665,3 +665,26 @@ async def test_files_people_send_can_be_fetched_into_memory(emu: BotApiEmulator)
     async with aiohttp.ClientSession() as session:
         async with session.get(f"{file_base}{TOKEN}/files/unknown") as response:
             assert response.status == 404
+
+
+async def test_descriptions_per_language_round_trip(emu: BotApiEmulator, bot: Bot) -> None:
+    assert await bot.set_my_description("A quiet companion.")
+    assert await bot.set_my_description("Una compañía tranquila.", language_code="es")
+    assert await bot.set_my_short_description("Quiet.")
+    assert await bot.set_my_short_description("Tranquila.", language_code="es")
+
+    assert (await bot.get_my_description(language_code="es")).description == (
+        "Una compañía tranquila."
+    )
+    # A language with none of its own gets the default, as in Telegram.
+    assert (await bot.get_my_description(language_code="fr")).description == "A quiet companion."
+    assert (await bot.get_my_short_description()).short_description == "Quiet."
+    assert emu.description("es") == "Una compañía tranquila."
+    assert emu.short_description("es") == "Tranquila."
+
+    assert await bot.set_my_description("", language_code="es")  # empty removes it
+    assert emu.description("es") is None
+    with pytest.raises(BadRequest, match="too long"):
+        await bot.set_my_short_description("x" * 121)
+    with pytest.raises(BadRequest, match="language code"):
+        await bot.set_my_description("x", language_code="español")

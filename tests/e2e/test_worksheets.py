@@ -319,8 +319,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         svc(bot),
         bot.services.journal,
         person,
-        {p.id: p.text for p in bot.services.content.prompts},
-        bot.services.tx,
+        bot.services.content.locales["en"],
         bot.clock(),
     )
     assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))

@@ -29,6 +29,7 @@ SCHEMAS = (
     "bot.services.emergency",
     "bot.services.places",
     "bot.services.crisis_reply",
+    "bot.services.helpline_texts",
     "bot.services.decoys",
     "bot.services.panic_word",
     "bot.services.urge_texts",

@@ -243,14 +243,18 @@ def test_views_buttons_decode_and_fit() -> None:
 
 
 def test_labels_keep_the_precision_given() -> None:
-    assert happened_label(_entry(), dt.UTC, "en") == "27 November 2026, ~21:00"
-    assert happened_label(_entry(precision=DAY), dt.UTC, "en") == "27 November 2026"
-    assert happened_label(_entry(happened_at=None), dt.UTC, "en") == ""
+    assert happened_label(_entry(), dt.UTC, "en_GB") == "27 November 2026, ~21:00"
+    assert happened_label(_entry(precision=DAY), dt.UTC, "en_GB") == "27 November 2026"
+    assert happened_label(_entry(happened_at=None), dt.UTC, "en_GB") == ""
+    # Each locale's own order and punctuation (CLDR), not one pattern for all.
+    assert happened_label(_entry(precision=DAY), dt.UTC, "en_US") == "November 27, 2026"
     assert "27 novembre 2026" in happened_label(_entry(), dt.UTC, "fr")
+    assert "27. November 2026" in happened_label(_entry(), dt.UTC, "de")
+    assert "27 de noviembre de 2026" in happened_label(_entry(), dt.UTC, "es")
 
 
 def test_the_entry_view_shows_both_times_and_the_amendment() -> None:
-    rich, _ = views.entry_view(tx, _entry(), dt.UTC, "en")
+    rich, _ = views.entry_view(tx, _entry(), dt.UTC, "en_GB")
     assert "Happened: 27 November 2026, ~21:00" in rich.text
     assert "Written: 30 November 2026, 09:00" in rich.text
     assert "later words" in rich.text

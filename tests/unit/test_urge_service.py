@@ -64,7 +64,7 @@ async def make_person(db: Database, person_id: str = "r" + "1" * 32) -> Person:
 def service(db: Database, clock: ManualClock, keys: KeyStore) -> UrgeService:
     worksheets = WorksheetService(WorksheetStore(db), shared_content().worksheets, clock, keys)
     # No people service or texts: nothing here loads a person by id or writes the check-in line.
-    return UrgeService(UrgeStore(db), worksheets, None, shared_content().texts, clock)  # type: ignore[arg-type]
+    return UrgeService(UrgeStore(db), worksheets, None, clock)  # type: ignore[arg-type]
 
 
 async def test_an_urge_is_sealed_and_its_check_back_is_claimed_once(
