@@ -51,10 +51,17 @@ JOB_NAME = "daily-prompts"
 CountLine = Callable[[str], Awaitable[str | None]]
 
 
-def make_sender(bot: ExtBot[Any], tx: Tx, count_line: CountLine | None = None) -> Sender:
+def make_sender(
+    bot: ExtBot[Any],
+    tx: Tx,
+    count_line: CountLine | None = None,
+    *,
+    paid_broadcast: bool = False,
+) -> Sender:
     """How the dispatcher sends one prompt (a Telegram call: so it lives here).
     `count_line`: the no-contact day for a person who asked for it in the check-in, added
-    at the end (never with neutral wording: there it waits for "Show")."""
+    at the end (never with neutral wording: there it waits for "Show"). With
+    `paid_broadcast`, prompts use Telegram's paid higher rate (BOT_PAID_BROADCAST)."""
     markups: dict[str, InlineKeyboardMarkup] = {}
 
     async def send(claim: Claim) -> int:
@@ -75,6 +82,7 @@ def make_sender(bot: ExtBot[Any], tx: Tx, count_line: CountLine | None = None) -
             text,
             reply_markup=markup,
             disable_notification=claim.silent,
+            allow_paid_broadcast=True if paid_broadcast else None,
             # At most once: a timed-out prompt may have arrived, so it is not retried.
             rate_limit_args=AT_MOST_ONCE,
         )
