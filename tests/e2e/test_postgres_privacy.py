@@ -66,7 +66,7 @@ async def every_value(db: Backend) -> list[tuple[str, object]]:
     found: list[tuple[str, object]] = []
     for table in tables:
         name = str(table["table_name"])
-        for row in await db.fetch_all(f"SELECT * FROM {name}"):  # noqa: S608 - catalogue names
+        for row in await db.fetch_all(f"SELECT * FROM {name}"):
             found += [(name, value) for value in row.values()]
     return found
 
@@ -87,10 +87,10 @@ async def test_every_feature_on_postgres_keeps_nothing_readable_and_forgets_ever
 
     # Each feature wrote its rows on PostgreSQL.
     for table in ("urges", "urge_drafts", "urge_notes", "moods", "journal", "answer_parts"):
-        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - constant names
+        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] >= 1, table
     for table in ("record_entries", "record_parts", "record_files", "panic_words"):
-        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - constant names
+        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] >= 1, table
     versions = await keys.fetch_one("SELECT COUNT(*) AS n FROM row_versions")
     assert versions is not None and versions["n"] >= 2  # the edited journal entry and part
@@ -129,10 +129,10 @@ async def test_every_feature_on_postgres_keeps_nothing_readable_and_forgets_ever
     await bot.settle()
     assert await bot.services.people.load(PERSON) is None
     for table in tables:
-        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - schema names
+        row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] == 0, table
     for table in ("identities", "data_keys", "data_keys_next", "row_versions"):
-        row = await keys.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - constant names
+        row = await keys.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] == 0, table
 
     logged = caplog.text

@@ -163,10 +163,10 @@ async def test_forgetting_a_person_leaves_no_row_in_any_table(db: Backend) -> No
     assert feature_tables <= set(tables)
     await PeopleStore(db).delete("r1")
     for table in tables:
-        rows = await db.fetch_all(f"SELECT DISTINCT person_id FROM {table}")  # noqa: S608 - schema names
+        rows = await db.fetch_all(f"SELECT DISTINCT person_id FROM {table}")
         assert {str(r["person_id"]) for r in rows} <= {"r2"}, table
     for table in feature_tables:
-        row = await db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")  # noqa: S608 - schema names
+        row = await db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] == 1, table
 
 
