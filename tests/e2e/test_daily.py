@@ -710,7 +710,8 @@ async def test_paid_broadcast_marks_check_ins_only(
         await join(under_test)
         under_test.clock.set(utc(2026, 12, 1, 7, 30))
         assert (await run(under_test)).sent == 1
-        sends = [params for method, params in emulator.calls if method == "sendMessage"]
+        # Method names are case-insensitive; the prompt goes out as "sendmessage" (daily.py).
+        sends = [p for method, p in emulator.calls if method.lower() == "sendmessage"]
         paid = [p for p in sends if p.get("allow_paid_broadcast")]
         assert len(paid) == 1 and HINT in str(paid[0].get("text"))
         assert len(sends) > 1  # the onboarding messages went out unmarked
