@@ -68,6 +68,15 @@ def _changed(status: str) -> int:
     return int(match.group(1)) if match else 0
 
 
+async def _nothing_to_reset(conn: asyncpg.Connection) -> None:
+    """The main pool's connections keep no session state: locks that outlive a transaction,
+    LISTEN and session settings each have connections of their own (the lock pool, the
+    leadership's and the subscription's). So a connection going back to the pool skips
+    asyncpg's default reset query, a round trip after every statement that was a fifth of
+    the dispatcher's CPU on PostgreSQL (docs/performance.md). asyncpg still rolls back a
+    transaction left open before calling this."""
+
+
 class AdvisoryLeadership(Leadership):
     """A session advisory lock on a connection of its own, outside the pool.
 
@@ -196,7 +205,11 @@ class PostgresDatabase(Backend):
     ) -> PostgresDatabase:
         try:
             pool = await asyncpg.create_pool(
-                url, min_size=POOL_MIN, max_size=pool_max, timeout=CONNECT_TIMEOUT
+                url,
+                min_size=POOL_MIN,
+                max_size=pool_max,
+                timeout=CONNECT_TIMEOUT,
+                reset=_nothing_to_reset,
             )
         except (OSError, asyncpg.PostgresError, TimeoutError, ValueError) as exc:
             raise StorageError(
