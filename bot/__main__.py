@@ -1,5 +1,5 @@
 """Command line: `python -m bot [serve | sandbox | keys rotate | keys retire | keys reanchor |
-backup [PATH] [--keys PATH] | stats | health | content check]`.
+backup [PATH] [--keys PATH] | stats | health | webhook set|delete|info | content check]`.
 
 Every expected failure (configuration, key, storage, content) ends with one line on stderr
 and exit code 2; tracebacks are for bugs only.
@@ -89,6 +89,15 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser(
         "health", help="exit 0 while a bot serves this data dir (for Docker's HEALTHCHECK)"
     )
+    webhook = sub.add_parser(
+        "webhook", help="the deploy step of webhook mode: tell Telegram where to post updates"
+    )
+    webhook_sub = webhook.add_subparsers(dest="webhook_command", required=True)
+    webhook_sub.add_parser(
+        "set", help="post updates to BOT_WEBHOOK_URL with BOT_WEBHOOK_SECRET (stops polling)"
+    )
+    webhook_sub.add_parser("delete", help="stop posting; updates wait for long polling again")
+    webhook_sub.add_parser("info", help="where Telegram posts, what is pending, the last error")
     stats = sub.add_parser("stats", help="counts for the operator: people, crisis replies")
     stats.add_argument("--days", type=int, default=30, help="how many days back (default 30)")
     content = sub.add_parser("content", help="content tools")
@@ -130,7 +139,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.command == "health":
         from bot.datalock import is_held  # noqa: PLC0415
 
-        if is_held(settings.data_dir) and settings.data_db.is_file():
+        if is_held(settings.data_dir) and (settings.on_postgres or settings.data_db.is_file()):
             return 0
         print(f"no Steady process is serving {settings.data_dir}", file=sys.stderr)
         return 1
@@ -159,6 +168,8 @@ def _run(args: argparse.Namespace) -> int:
         return asyncio.run(_backup(settings, args.path, args.keys))
     if args.command == "stats":
         return asyncio.run(_stats(settings, args.days))
+    if args.command == "webhook":
+        return asyncio.run(_webhook(settings, args.webhook_command))
     if settings.token is None:
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`"
@@ -199,7 +210,7 @@ async def _rotate(settings: Settings, new_key_file: Path | None) -> int:
     lock.acquire()
     try:
         old = resolve_master_key(settings, rotating=True)
-        await (await KeyStore.open(settings.key_db, old)).close()  # a wrong key: one line
+        await (await KeyStore.open(settings.key_target, old)).close()  # a wrong key: one line
         delivered = deliver_new_key(settings, new_key_file)
         try:
             count = await stage_rotation(settings, old, delivered.key)
@@ -280,6 +291,11 @@ async def _backup(settings: Settings, target: Path | None, keys: Path | None) ->
     from bot.storage.database import Database  # noqa: PLC0415
     from bot.storage.schema import KEYSTORE_MIGRATIONS, MIGRATIONS  # noqa: PLC0415
 
+    if settings.on_postgres:
+        raise ConfigError(
+            "on PostgreSQL, back up with pg_dump or the server's backups: the key store's "
+            "database to a different place, with its own retention (README, Backups)"
+        )
     copies = [(target, settings.data_db, MIGRATIONS), (keys, settings.key_db, KEYSTORE_MIGRATIONS)]
     wanted = [(to, source, schema) for to, source, schema in copies if to is not None]
     if target is not None and keys is not None and target.resolve() == keys.resolve():
@@ -314,13 +330,12 @@ async def _stats(settings: Settings, days: int) -> int:
     from datetime import UTC, datetime, timedelta  # noqa: PLC0415
 
     from bot.services.crisis_memory import CHECK_PREFIX  # noqa: PLC0415
-    from bot.storage.database import Database  # noqa: PLC0415
+    from bot.storage.engines import open_data_database  # noqa: PLC0415
     from bot.storage.people import PeopleStore  # noqa: PLC0415
-    from bot.storage.schema import MIGRATIONS  # noqa: PLC0415
 
-    if not settings.data_db.exists():
+    if not settings.on_postgres and not settings.data_db.exists():
         raise ConfigError(f"no database at {settings.data_db}")
-    db = await Database.open(settings.data_db, MIGRATIONS)
+    db = await open_data_database(settings.data_target)
     try:
         store = PeopleStore(db)
         since = (datetime.now(UTC) - timedelta(days=days)).date().isoformat()
@@ -336,6 +351,51 @@ async def _stats(settings: Settings, days: int) -> int:
                 print(f"  {day}  {kind.removeprefix(CHECK_PREFIX):<15} {count}")
     finally:
         await db.close()
+    return 0
+
+
+# Telegram's default, and what one reverse proxy in front of a few replicas handles easily.
+WEBHOOK_MAX_CONNECTIONS = 40
+
+
+async def _webhook(settings: Settings, command: str) -> int:
+    from telegram import Bot  # noqa: PLC0415
+    from telegram.error import TelegramError  # noqa: PLC0415
+
+    from bot.intake import ALLOWED_UPDATES  # noqa: PLC0415
+
+    if settings.token is None:
+        raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
+    if command == "set" and (settings.webhook_url is None or settings.webhook_secret is None):
+        raise ConfigError("webhook set needs BOT_WEBHOOK_URL and BOT_WEBHOOK_SECRET")
+    bot = Bot(settings.token, base_url=settings.api_url or "https://api.telegram.org/bot")
+    try:
+        async with bot:
+            if command == "set":
+                assert settings.webhook_url is not None
+                await bot.set_webhook(
+                    settings.webhook_url,
+                    secret_token=settings.webhook_secret,
+                    max_connections=WEBHOOK_MAX_CONNECTIONS,
+                    allowed_updates=list(ALLOWED_UPDATES),
+                    drop_pending_updates=False,
+                )
+                print(f"Telegram now posts updates to {settings.webhook_url}.")
+            elif command == "delete":
+                await bot.delete_webhook(drop_pending_updates=False)
+                print("Telegram stopped posting updates; they wait for long polling.")
+            else:
+                info = await bot.get_webhook_info()
+                print(f"url: {info.url or '(none: long polling)'}")
+                print(f"pending updates: {info.pending_update_count}")
+                print(f"max connections: {info.max_connections}")
+                print(f"allowed updates: {', '.join(info.allowed_updates or ()) or 'all'}")
+                if info.last_error_date is not None:
+                    print(f"last error: {info.last_error_date:%Y-%m-%d %H:%M:%S} UTC")
+                    print(f"  {info.last_error_message}")
+    except TelegramError as exc:
+        print(f"error: Telegram refused: {type(exc).__name__}: {exc.message}", file=sys.stderr)
+        return EXIT_FAILED
     return 0
 
 

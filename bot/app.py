@@ -50,11 +50,18 @@ from bot.handlers.urge import UrgeFeature
 from bot.handlers.worksheets import WorksheetsFeature
 from bot.http import AiohttpRequest
 from bot.intake import build_intake_bot
+from bot.metrics import Metrics
 from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
-from bot.services.delivery import Dispatcher
+from bot.services.delivery import (
+    BULK_RATE,
+    GRACE,
+    PAID_BROADCAST_RATE,
+    Dispatcher,
+    PassReport,
+)
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
 from bot.services.journal import JournalService
@@ -66,7 +73,7 @@ from bot.services.record import RecordService
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.discretion import DiscretionStore
 from bot.storage.journal import JournalStore
@@ -131,7 +138,7 @@ class Foundation:
 
     settings: Settings
     content: Content
-    db: Database
+    db: Backend
     keys: KeyStore
     pseudonym_key: bytes
     clock: Clock
@@ -148,8 +155,11 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         base.clock,
     )
     people_store = PeopleStore(db)
+    metrics = Metrics()
     ledger = MessageLedger(people_store, clock)
-    crisis_cache = CrisisCache()
+    # With other replicas, a person's settings may change elsewhere (change notices keep
+    # this cache fresh, the TTL is the backstop); alone on SQLite, nothing changes behind it.
+    crisis_cache = CrisisCache(ttl=CRISIS_CACHE_TTL if settings.on_postgres else None)
     cover = CoverCache()
     languages = LanguageCache()
     people = PeopleService(
@@ -163,14 +173,27 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     deliveries = DeliveryStore(db)
     journal = JournalService(JournalStore(db), deliveries, clock, keys)
     urges = UrgeService(UrgeStore(db), worksheet_data, people, clock)
+    discretion = DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock)
+    # A panic word set or changed on another replica is armed here too (change notices).
+    people.refreshed.append(discretion.remember)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
         prompts=content.prompts,
         clock=clock,
-        sender=make_sender(app.bot, content.locales, urges.checkin_day_by_id),
+        sender=make_sender(
+            app.bot,
+            content.locales,
+            urges.checkin_day_by_id,
+            paid_broadcast=settings.paid_broadcast,
+        ),
         is_running=lambda: app.running,
         in_cover=cover.in_cover,
+        # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
+        leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
+        # Two senders with paid broadcasts share the budget: each counts on half of it.
+        send_rate=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+        observe=lambda report: observe_pass(metrics, report),
     )
     return Services(
         settings=settings,
@@ -181,7 +204,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         people=people,
         ledger=ledger,
         crisis_cache=crisis_cache,
-        crisis_counter=CrisisCounter(people_store),
+        crisis_counter=CrisisCounter(people_store, metrics),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=journal,
         dispatcher=dispatcher,
@@ -194,11 +217,33 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         ),
         urges=urges,
         chart=base.chart or ChartRenderer("thread"),
-        discretion=DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock),
+        discretion=discretion,
         cover=cover,
         languages=languages,
         urgent_bot=urgent_bot,
+        metrics=metrics,
     )
+
+
+CRISIS_CACHE_TTL = 60.0  # seconds
+
+
+def observe_pass(metrics: Metrics, report: PassReport) -> None:
+    metrics.dispatcher_leader.set(0 if report.standby else 1)
+    if report.standby:
+        return
+    metrics.due_depth.set(report.backlog)
+    metrics.due_drain_seconds.set(report.drain_seconds)
+    metrics.due_overrun.set(1 if report.drain_seconds > GRACE.total_seconds() else 0)
+    for outcome, count in (
+        ("sent", report.sent),
+        ("skipped", report.skipped),
+        ("failed", report.failed),
+        ("blocked", report.blocked),
+        ("unknown", report.unknown),
+    ):
+        if count:
+            metrics.prompts.labels(outcome=outcome).inc(count)
 
 
 def build_application(base: Foundation, *, throttle: bool = True, backoff: float = 0.5) -> Wired:
@@ -213,7 +258,12 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         # Enough connections for the concurrent updates' and the daily prompts' sends.
         request=http_transport(settings.http_timeout, pool=64),
         get_updates_request=http_transport(settings.http_timeout, pool=1),
-        rate_limiter=SendPolicy(throttle=throttle, base_delay=backoff),
+        rate_limiter=SendPolicy(
+            throttle=throttle,
+            base_delay=backoff,
+            # Paid broadcasts: this replica's half of the paid rate (two may send at once).
+            per_second=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+        ),
     )
     builder = (
         ApplicationBuilder()

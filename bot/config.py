@@ -16,6 +16,10 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 DEFAULT_DATA_DIR = "./data"
+DEFAULT_WEBHOOK_LISTEN = ("127.0.0.1", 8080)
+# Telegram's rule for setWebhook's secret_token: 1-256 of A-Z, a-z, 0-9, _ and -.
+_WEBHOOK_SECRET_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
+_POSTGRES_SCHEMES = ("postgresql", "postgres")
 MASTER_KEY_BYTES = 32
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -37,6 +41,28 @@ class Settings:
     # master.key in the data dir, which serving refuses unless BOT_ALLOW_KEY_IN_DATA_DIR.
     master_key_file: Path | None = None
     allow_key_in_data_dir: bool = False
+    # Scale-out (docs/scaling.md). Unset database URLs: SQLite files in data_dir.
+    database_url: str | None = field(default=None, repr=False)  # may carry a password
+    keys_database_url: str | None = field(default=None, repr=False)
+    # Unset: long polling. Set: Telegram posts updates to it; this replica serves its path.
+    webhook_url: str | None = None
+    webhook_listen: tuple[str, int] = DEFAULT_WEBHOOK_LISTEN
+    webhook_secret: str | None = field(default=None, repr=False)
+    # allow_paid_broadcast on check-ins: Telegram's higher rate, paid in Stars.
+    paid_broadcast: bool = False
+
+    @property
+    def data_target(self) -> Path | str:
+        """Where the data database is: a PostgreSQL URL, or the SQLite file."""
+        return self.database_url or self.data_db
+
+    @property
+    def key_target(self) -> Path | str:
+        return self.keys_database_url or self.key_db
+
+    @property
+    def on_postgres(self) -> bool:
+        return self.database_url is not None
 
     @property
     def data_db(self) -> Path:
@@ -133,12 +159,24 @@ def load_settings(
     raw_key_file = env.get("BOT_MASTER_KEY_FILE", "").strip()
     master_key_file = Path(raw_key_file) if raw_key_file else None
     allow_raw = env.get("BOT_ALLOW_KEY_IN_DATA_DIR", "").strip().lower()
-    if allow_raw not in ("", "0", "1", "true", "false", "yes", "no"):
+    if allow_raw not in _FLAGS:
         raise ConfigError("BOT_ALLOW_KEY_IN_DATA_DIR must be 1 or 0")
 
+    database_url, keys_database_url = _database_urls(env)
+    webhook_url, webhook_listen, webhook_secret = _webhook(env, api_url, database_url)
+    paid_raw = env.get("BOT_PAID_BROADCAST", "").strip().lower()
+    if paid_raw not in _FLAGS:
+        raise ConfigError("BOT_PAID_BROADCAST must be 1 or 0")
+
     return Settings(
+        database_url=database_url,
+        keys_database_url=keys_database_url,
+        webhook_url=webhook_url,
+        webhook_listen=webhook_listen,
+        webhook_secret=webhook_secret,
+        paid_broadcast=paid_raw in _TRUE,
         master_key_file=master_key_file,
-        allow_key_in_data_dir=allow_raw in ("1", "true", "yes"),
+        allow_key_in_data_dir=allow_raw in _TRUE,
         http_timeout=http_timeout,
         token=token,
         api_url=api_url,
@@ -146,6 +184,88 @@ def load_settings(
         master_key=master_key,
         log_level=log_level,
     )
+
+
+_FLAGS = ("", "0", "1", "true", "false", "yes", "no")
+_TRUE = ("1", "true", "yes")
+
+
+def _postgres_url(name: str, value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in _POSTGRES_SCHEMES or not parts.hostname:
+        # Never echo the value: it may hold a password.
+        raise ConfigError(f"{name} must be a postgresql://user:password@host:port/database URL")
+    if parts.path.strip("/") == "":
+        raise ConfigError(f"{name} names no database (postgresql://.../DATABASE)")
+    return value
+
+
+def _same_database(a: str, b: str) -> bool:
+    one, two = urlsplit(a), urlsplit(b)
+    return (one.hostname, one.port or 5432, one.path, one.query) == (
+        two.hostname,
+        two.port or 5432,
+        two.path,
+        two.query,
+    )
+
+
+def _database_urls(env: Mapping[str, str]) -> tuple[str | None, str | None]:
+    data = env.get("BOT_DATABASE_URL", "").strip() or None
+    keys = env.get("BOT_KEYS_DATABASE_URL", "").strip() or None
+    if data is None and keys is None:
+        return None, None
+    if data is None:
+        raise ConfigError("BOT_KEYS_DATABASE_URL is set but BOT_DATABASE_URL is not; set both")
+    if keys is None:
+        raise ConfigError(
+            "BOT_DATABASE_URL needs BOT_KEYS_DATABASE_URL: the key store in its own database"
+        )
+    data = _postgres_url("BOT_DATABASE_URL", data)
+    keys = _postgres_url("BOT_KEYS_DATABASE_URL", keys)
+    if _same_database(data, keys):
+        raise ConfigError(
+            "BOT_KEYS_DATABASE_URL must name a different database from BOT_DATABASE_URL "
+            "(kept and backed up apart, it is what makes /forget reach old backups)"
+        )
+    return data, keys
+
+
+def _listen(value: str) -> tuple[str, int]:
+    host, sep, port_text = value.rpartition(":")
+    host = host.strip("[]")
+    if not sep or not host or not port_text.isdigit() or not 0 < int(port_text) < 65536:
+        raise ConfigError("BOT_WEBHOOK_LISTEN must be host:port, e.g. 127.0.0.1:8080")
+    return host, int(port_text)
+
+
+def _webhook(
+    env: Mapping[str, str], api_url: str | None, database_url: str | None
+) -> tuple[str | None, tuple[str, int], str | None]:
+    url = env.get("BOT_WEBHOOK_URL", "").strip() or None
+    listen_raw = env.get("BOT_WEBHOOK_LISTEN", "").strip()
+    secret = env.get("BOT_WEBHOOK_SECRET", "").strip() or None
+    if url is None:
+        if listen_raw or secret:
+            which = "BOT_WEBHOOK_LISTEN" if listen_raw else "BOT_WEBHOOK_SECRET"
+            raise ConfigError(f"{which} is set but BOT_WEBHOOK_URL is not (unset means polling)")
+        return None, DEFAULT_WEBHOOK_LISTEN, None
+    parts = urlsplit(url)
+    # Telegram posts only to HTTPS; a local Bot API (the emulator) may post plain HTTP.
+    allowed = ("https", "http") if _local_api(api_url) else ("https",)
+    if parts.scheme not in allowed or not parts.hostname:
+        raise ConfigError("BOT_WEBHOOK_URL must be an https:// URL Telegram can reach")
+    if secret is None:
+        raise ConfigError("BOT_WEBHOOK_URL needs BOT_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)")
+    if not _WEBHOOK_SECRET_SHAPE.match(secret):
+        raise ConfigError("BOT_WEBHOOK_SECRET must be 1-256 of A-Z, a-z, 0-9, _ and -")
+    if database_url is None:
+        raise ConfigError(
+            "BOT_WEBHOOK_URL needs BOT_DATABASE_URL: webhook replicas share PostgreSQL "
+            "(one process on SQLite polls)"
+        )
+    listen = _listen(listen_raw) if listen_raw else DEFAULT_WEBHOOK_LISTEN
+    return url, listen, secret
 
 
 def ensure_data_dir(path: Path) -> None:

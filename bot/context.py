@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import Message, Update
@@ -11,6 +11,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 from bot.clock import Clock
 from bot.config import Settings
 from bot.content import Content
+from bot.metrics import Metrics
 from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
@@ -27,7 +28,7 @@ from bot.services.record import RecordService
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheet_model import Worksheet
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 from bot.texts import Tx
 
@@ -44,7 +45,7 @@ class Services:
 
     settings: Settings
     content: Content
-    db: Database
+    db: Backend
     keys: KeyStore
     clock: Clock
     people: PeopleService
@@ -65,6 +66,8 @@ class Services:
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]
+    # Counts and latencies for GET /metrics (webhook mode serves them); never a person.
+    metrics: Metrics = field(default_factory=Metrics)
 
     def tx(self, key: str, **values: object) -> str:
         """The default-language translator, for code with no person (the command menu)."""

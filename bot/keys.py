@@ -124,11 +124,11 @@ def deliver_new_key(settings: Settings, new_key_file: Path | None) -> Delivered:
 
 async def stage_rotation(settings: Settings, old: MasterKey, new: MasterKey) -> int:
     """Wrap everything under `new` as well, then prove `new` opens it; undone on failure."""
-    store = await KeyStore.open(settings.key_db, old)
+    store = await KeyStore.open(settings.key_target, old)
     try:
         expected = await store.stage(new)
         try:
-            verified = await KeyStore.open(settings.key_db, new)
+            verified = await KeyStore.open(settings.key_target, new)
             try:
                 if not verified.opened_with_next_key or await verified.all_data_keys() != expected:
                     raise RotationError("the re-wrapped keys did not verify")
@@ -150,12 +150,12 @@ async def retire_old_key(settings: Settings) -> int:
         pending = pending_key_file(settings)
         if pending.exists():
             new = read_key_file(pending)
-            probe = await KeyStore.open(settings.key_db, new)  # refuses a key that fits nothing
+            probe = await KeyStore.open(settings.key_target, new)  # refuses a key that fits nothing
             await probe.close()
             os.replace(pending, settings.key_file)
             _fsync_dir(settings.key_file.parent)
     current = resolve_master_key(settings, rotating=True)
-    store = await KeyStore.open(settings.key_db, current)
+    store = await KeyStore.open(settings.key_target, current)
     try:
         return await store.retire_old_key()
     finally:

@@ -28,6 +28,7 @@ QUIET_LOGGERS = (
     "aiohttp",
     "hpack",
     "aiosqlite",
+    "asyncpg",
     "asyncio",
 )
 WITHHELD = " [values withheld]"

@@ -20,6 +20,7 @@ import asyncio
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractAsyncContextManager, nullcontext
 from typing import Any
 
 from telegram import Update
@@ -47,6 +48,12 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self.early_reply: Callable[[Update], Awaitable[None]] | None = None
         # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
+        # Webhook mode: update ids whose early reply the route already sent (before it
+        # looked the update id up), so it is not sent twice.
+        self.replied_early: set[int] = set()
+        # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
+        # reply, so two replicas never change one person's state at once.
+        self.chat_guard: Callable[[int], AbstractAsyncContextManager[None]] | None = None
 
     def is_urgent(self, update: object) -> bool:
         if not isinstance(update, Update):
@@ -79,7 +86,14 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             # A panic word is never a crisis word (validated when chosen); its update takes
             # no slot either.
             urgent = panic or self.is_urgent(update)
-            if not panic and urgent and self.early_reply is not None and isinstance(update, Update):
+            replied = isinstance(update, Update) and self._replied(update.update_id)
+            if (
+                not panic
+                and urgent
+                and not replied
+                and self.early_reply is not None
+                and isinstance(update, Update)
+            ):
                 # The reply goes out now, ahead of everything, even the person's own previous
                 # update (which may be waiting out a 429). What the message means otherwise
                 # (a worksheet answer, a journal entry) is handled below in the chat's order,
@@ -89,15 +103,23 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                 except Exception as exc:  # the crisis group tries again in order
                     log.warning("early crisis reply failed: %s", type(exc).__name__)
             await turn
+            guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
             # holding slots others need. A crisis message takes none: it must not queue.
-            if urgent:
-                await coroutine
-            else:
-                async with self._slots:
+            async with guard:
+                if urgent:
                     await coroutine
+                else:
+                    async with self._slots:
+                        await coroutine
         finally:
             self._end_turn(chat.id, turn)
+
+    def _replied(self, update_id: int) -> bool:
+        if update_id in self.replied_early:
+            self.replied_early.discard(update_id)
+            return True
+        return False
 
     def _take_turn(self, chat_id: int) -> asyncio.Future[None]:
         queue = self._turns.setdefault(chat_id, deque())

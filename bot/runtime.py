@@ -21,15 +21,20 @@ from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content import Content, load_content
 from bot.context import Services
+from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
+from bot.ordering import CrisisFirstUpdateProcessor
 from bot.services.ledger import MessageLedger
 from bot.services.progress_chart import ChartRenderer
-from bot.storage.database import Database
+from bot.storage.backend import Backend, Subscription
+from bot.storage.engines import open_data_database
 from bot.storage.identities import move_legacy_rows, sweep_orphans
 from bot.storage.keystore import KeyStore
-from bot.storage.schema import MIGRATIONS
+from bot.storage.people import PERSON_CHANNEL
+from bot.storage.updates import UpdateStore
+from bot.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +44,7 @@ PRUNE_EVERY = 60  # flushes between prunings of ids older than the delete window
 
 @dataclass
 class Storage:
-    db: Database
+    db: Backend
     keys: KeyStore
 
     async def close(self) -> None:
@@ -49,9 +54,9 @@ class Storage:
 
 async def open_storage(settings: Settings) -> Storage:
     master = resolve_master_key(settings)
-    keys = await KeyStore.open(settings.key_db, master)
+    keys = await KeyStore.open(settings.key_target, master)
     try:
-        db = await Database.open(settings.data_db, MIGRATIONS)
+        db = await open_data_database(settings.data_target)
     except BaseException:
         await keys.close()
         raise
@@ -96,6 +101,8 @@ class Runtime:
         # The scheduler's repeating jobs by name (tests pause the daily tick through this).
         self.jobs: dict[str, Job[Any]] = {}
         self._flusher: asyncio.Task[None] | None = None
+        self.webhook: WebhookServer | None = None
+        self._subscription: Subscription | None = None
         self._lock = DataDirLock(settings.data_dir, "starting another")
 
     async def start(self) -> None:
@@ -112,12 +119,13 @@ class Runtime:
             self._warming = asyncio.create_task(self._warm_up(self._chart))
         else:
             self._chart = ChartRenderer("thread")
+        pseudonym_key = await storage.keys.pseudonym_key()
         base = Foundation(
             self.settings,
             content,
             storage.db,
             storage.keys,
-            await storage.keys.pseudonym_key(),
+            pseudonym_key,
             self.clock,
             self._chart,
         )
@@ -128,8 +136,16 @@ class Runtime:
         await services.urgent_bot.initialize()
         # Panic words and covers into memory before the first update is read.
         await services.discretion.load()
+        # Settings changed on another replica reach this one's crisis cache (PostgreSQL).
+        self._subscription = storage.db.subscription(PERSON_CHANNEL, services.people.heard)
+        await self._subscription.ensure()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
         await publish_profile(app.bot, services, wired.hub)
+        if self.settings.webhook_url is not None:
+            await app.start()
+            await self._serve_webhook(app, services, storage.db, pseudonym_key)
+            log.info("bot started (webhook)")
+            return
         if app.updater is None:
             raise RuntimeError("the PTB Application was built without an Updater")
         await app.updater.start_polling(
@@ -146,19 +162,48 @@ class Runtime:
         except Exception as exc:  # the first /progress tries again
             log.warning("chart worker not warmed up: %s", type(exc).__name__)
 
+    async def _serve_webhook(
+        self, app: StApp, services: Services, db: Backend, pseudonym_key: bytes
+    ) -> None:
+        """Updates arrive by POST (bot/webhook.py); `python -m bot webhook set` tells
+        Telegram where. Each person's updates hold their lock across replicas."""
+        settings = self.settings
+        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        processor = app.update_processor
+        if isinstance(processor, CrisisFirstUpdateProcessor):
+            processor.chat_guard = lambda chat_id: db.person_lock(pseudonym(pseudonym_key, chat_id))
+        server = WebhookServer(
+            app,
+            url=settings.webhook_url,
+            listen=settings.webhook_listen,
+            secret=settings.webhook_secret,
+            seen=UpdateStore(db),
+            metrics=services.metrics,
+            clock=self.clock,
+        )
+        await server.start()
+        self.webhook = server
+
     async def _flush_message_ids_forever(self, ledger: MessageLedger) -> None:
         rounds = 0
         while True:
             await asyncio.sleep(FLUSH_INTERVAL)
             rounds += 1
             try:
+                if self._subscription is not None:
+                    await self._subscription.ensure()
                 await ledger.flush()
                 if rounds % PRUNE_EVERY == 0:
                     await ledger.prune()
+                    if self.webhook is not None:
+                        await self.webhook.prune()
             except Exception as exc:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 
     async def stop(self) -> None:
+        if self.webhook is not None:
+            await self.webhook.stop()  # first: no new updates while the rest stops
+            self.webhook = None
         if self._flusher is not None:
             self._flusher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -177,6 +222,8 @@ class Runtime:
         if services is not None:
             await services.urgent_bot.shutdown()
             with contextlib.suppress(Exception):
+                await services.dispatcher.close()
+            with contextlib.suppress(Exception):
                 await services.ledger.flush()
         if self._warming is not None:
             self._warming.cancel()
@@ -186,6 +233,9 @@ class Runtime:
         if self._chart is not None:
             self._chart.close()
             self._chart = None
+        if self._subscription is not None:
+            await self._subscription.close()
+            self._subscription = None
         if self.storage is not None:
             await self.storage.close()
             self.storage = None

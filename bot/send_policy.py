@@ -45,15 +45,14 @@ class SendPolicy(BaseRateLimiter[int]):
         attempts: int = 6,
         base_delay: float = 0.5,
         max_delay: float = 30.0,
+        per_second: float = OVERALL_PER_SECOND,
     ) -> None:
         # A bucket of one, refilled every 1/30 s: Telegram's ~30 messages/s, evenly spaced.
         # PTB's default bucket of 30 starts full, so a large pass would open with 60 in its
         # first second. Crisis replies do not pass here (their own bot, no throttle).
         # Source for the limit: https://core.telegram.org/bots/faq (broadcasting to users)
         self._throttle = (
-            AIORateLimiter(
-                overall_max_rate=1, overall_time_period=1 / OVERALL_PER_SECOND, max_retries=0
-            )
+            AIORateLimiter(overall_max_rate=1, overall_time_period=1 / per_second, max_retries=0)
             if throttle
             else None
         )

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from types import TracebackType
 from typing import Any, Self
 
@@ -30,8 +30,10 @@ from bot.emulator.state import (
     SentMessage,
     User,
     UserMessage,
+    WebhookConfig,
     commands_key,
 )
+from bot.emulator.webhook import WebhookPusher
 
 _GROUP_TYPES = ("group", "supergroup")
 
@@ -90,6 +92,7 @@ class BotApiEmulator:
         self._api = BotApi(self._state, self._profile)
         self._server = ApiServer(self._api, self._state, self._faults)
         self._runner: web.AppRunner | None = None
+        self._pusher: WebhookPusher | None = None
         self.host = "127.0.0.1"
         self.port = 0
         self.base_url = ""
@@ -113,7 +116,45 @@ class BotApiEmulator:
         self.port = int(runner.addresses[0][1])
         self.base_url = f"http://{host}:{self.port}/bot"
 
+    async def push_webhook(
+        self,
+        targets: Sequence[str] | None = None,
+        *,
+        reorder: bool = False,
+        duplicate: bool = False,
+        seed: int = 0,
+    ) -> WebhookPusher:
+        """Start posting queued updates as Telegram does once setWebhook was called: to its
+        URL, or to `targets` in turn (the emulator as the load balancer too)."""
+        config = self._state.webhook
+        if config is None:
+            raise RuntimeError("the bot has not called setWebhook")
+        if self._pusher is not None:
+            await self._pusher.stop()
+        pusher = WebhookPusher(
+            self._state.updates,
+            config,
+            targets=targets,
+            reorder=reorder,
+            duplicate=duplicate,
+            seed=seed,
+        )
+        pusher.start()
+        self._pusher = pusher
+        return pusher
+
+    def set_webhook(self, url: str, secret: str | None) -> None:
+        """What a setWebhook call records, for tests that start pushing without the bot."""
+        self._state.webhook = WebhookConfig(url, secret)
+
+    @property
+    def webhook(self) -> WebhookConfig | None:
+        return self._state.webhook
+
     async def stop(self) -> None:
+        if self._pusher is not None:
+            await self._pusher.stop()
+            self._pusher = None
         runner, self._runner = self._runner, None
         if runner is None:
             return

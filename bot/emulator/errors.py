@@ -29,6 +29,10 @@ BLOCKED = "Forbidden: bot was blocked by the user"
 NOT_FOUND = "Not Found"
 METHOD_NOT_FOUND = "Not Found: method not found"
 INTERNAL = "Internal Server Error"
+WEBHOOK_ACTIVE = (
+    "Conflict: can't use getUpdates method while webhook is active;"
+    " use deleteWebhook to delete the webhook first"
+)
 CONFLICT = (
     "Conflict: terminated by other getUpdates request;"
     " make sure that only one bot instance is running"

@@ -23,6 +23,7 @@ from bot.emulator.errors import (
     REPLY_NOT_FOUND,
     TEXT_EMPTY,
     TEXT_TOO_LONG,
+    WEBHOOK_ACTIVE,
     ApiError,
     bad_request,
 )
@@ -34,6 +35,7 @@ from bot.emulator.state import (
     EmulatorState,
     SentDocument,
     SentMessage,
+    WebhookConfig,
     commands_key,
 )
 
@@ -175,6 +177,7 @@ class BotApi:
             "setmyshortdescription": self.set_my_short_description,
             "getmyshortdescription": self.get_my_short_description,
             "sendchataction": self.send_chat_action,
+            "setwebhook": self.set_webhook,
             "deletewebhook": self.delete_webhook,
             "getwebhookinfo": self.get_webhook_info,
             "close": self.close,
@@ -251,6 +254,8 @@ class BotApi:
         return self._profile.me_dict(bot_id)
 
     async def get_updates(self, bot_id: int, params: Params) -> list[dict[str, Any]]:
+        if self._state.webhook is not None:
+            raise ApiError(409, WEBHOOK_ACTIVE)
         updates = self._state.updates
         offset = params.optional_int("offset")
         limit = min(max(params.optional_int("limit") or 100, 1), 100)
@@ -538,17 +543,45 @@ class BotApi:
             raise bad_request("Bad Request: wrong parameter action in request")
         return True
 
+    async def set_webhook(self, bot_id: int, params: Params) -> bool:
+        url = params.string("url")
+        if not url:
+            return await self.delete_webhook(bot_id, params)
+        if not re.match(r"^https?://", url):
+            raise bad_request("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
+        secret = params.string("secret_token")
+        if secret is not None and not re.match(r"^[A-Za-z0-9_-]{1,256}$", secret):
+            raise bad_request("Bad Request: secret token contains unallowed characters")
+        allowed = params.array("allowed_updates")
+        kinds = frozenset(str(kind) for kind in allowed) if allowed else None
+        if allowed is not None:
+            self._state.updates.allowed = kinds
+        raw = params.string("max_connections")  # a form field arrives as text
+        if raw is not None and (not raw.isdigit() or not 1 <= int(raw) <= 100):
+            raise bad_request("Bad Request: wrong parameter max_connections specified")
+        self._state.webhook = WebhookConfig(url, secret, int(raw) if raw else 40, kinds)
+        if params.flag("drop_pending_updates"):
+            self._state.updates.drop_all()
+        return True
+
     async def delete_webhook(self, bot_id: int, params: Params) -> bool:
+        self._state.webhook = None
         if params.flag("drop_pending_updates"):
             self._state.updates.drop_all()
         return True
 
     async def get_webhook_info(self, bot_id: int, params: Params) -> dict[str, Any]:
-        return {
-            "url": "",
+        hook = self._state.webhook
+        info: dict[str, Any] = {
+            "url": hook.url if hook else "",
             "has_custom_certificate": False,
             "pending_update_count": len(self._state.updates),
         }
+        if hook is not None:
+            info["max_connections"] = hook.max_connections
+            if hook.allowed_updates is not None:
+                info["allowed_updates"] = sorted(hook.allowed_updates)
+        return info
 
     async def close(self, bot_id: int, params: Params) -> bool:
         return True

@@ -144,6 +144,16 @@ class ChatLog:
         self.deleted_ids.clear()
 
 
+@dataclass
+class WebhookConfig:
+    """What setWebhook was given (the emulator posts there once asked to push)."""
+
+    url: str
+    secret: str | None
+    max_connections: int = 40
+    allowed_updates: frozenset[str] | None = None
+
+
 class UpdateQueue:
     """Updates waiting for the bot, kept until a getUpdates offset confirms them."""
 
@@ -177,6 +187,14 @@ class UpdateQueue:
                 self._pending.popleft()
         if len(self._pending) != before:
             self.changed.notify()
+
+    def remove(self, update_id: int) -> None:
+        """Webhook mode: one update taken by the bot, wherever it is in the queue."""
+        for update in self._pending:
+            if update["update_id"] == update_id:
+                self._pending.remove(update)
+                self.changed.notify()
+                return
 
     def take(self, limit: int) -> list[dict[str, Any]]:
         return list(itertools.islice(self._pending, limit))
@@ -227,6 +245,7 @@ class EmulatorState:
     chats: dict[int, ChatLog] = field(default_factory=dict)
     blocked: set[int] = field(default_factory=set)
     updates: UpdateQueue = field(default_factory=UpdateQueue)
+    webhook: WebhookConfig | None = None
     callbacks: dict[str, PendingCallback] = field(default_factory=dict)
     callback_answers: list[dict[str, Any]] = field(default_factory=list)
     commands: list[dict[str, Any]] = field(default_factory=list)

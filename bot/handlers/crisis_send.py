@@ -43,7 +43,7 @@ async def country_of(context: Context, user_id: int) -> str | None:
     if cache.knows(person_id):
         return cache.country(person_id)
     try:
-        person = await asyncio.wait_for(people.load_by_id(person_id), LOOKUP_BUDGET)
+        person = await asyncio.wait_for(people.load(user_id), LOOKUP_BUDGET)
     except Exception as exc:  # storage down or slow: the reply must still go out
         log.warning("crisis country lookup failed: %s", type(exc).__name__)
         return None

@@ -9,7 +9,11 @@ operator's statistics: a day and a kind, never a person.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from bot.core.state import worksheet_state
+from bot.metrics import Metrics
 from bot.services.people import Profile
 from bot.storage.people import PeopleStore
 
@@ -18,13 +22,24 @@ CHECK_PREFIX = "check:"
 
 
 class CrisisCache:
-    def __init__(self) -> None:
+    """`ttl`: with several replicas, entries older than this count as unknown (then storage
+    gets its short lookup budget). Change notices keep entries fresh; the TTL is the
+    backstop for a notice missed while the listening connection was down."""
+
+    def __init__(self, ttl: float | None = None, clock: Callable[[], float] = time.monotonic):
         self._country: dict[str, str | None] = {}
         self._silent: dict[str, bool] = {}
         self._answering: dict[str, str] = {}
+        self._at: dict[str, float] = {}
+        self._ttl = ttl
+        self._clock = clock
 
     def knows(self, person_id: str) -> bool:
-        return person_id in self._country
+        if person_id not in self._country:
+            return False
+        if self._ttl is None:
+            return True
+        return self._clock() - self._at.get(person_id, 0.0) <= self._ttl
 
     def country(self, person_id: str) -> str | None:
         return self._country.get(person_id)
@@ -52,19 +67,25 @@ class CrisisCache:
             self._answering[person_id] = step.worksheet_id
         else:
             self._answering.pop(person_id, None)
+        if self._ttl is not None:
+            self._at[person_id] = self._clock()
 
     def forgotten(self, person_id: str) -> None:
         self._country.pop(person_id, None)
         self._silent.pop(person_id, None)
         self._answering.pop(person_id, None)
+        self._at.pop(person_id, None)
 
 
 class CrisisCounter:
-    def __init__(self, store: PeopleStore) -> None:
+    def __init__(self, store: PeopleStore, metrics: Metrics | None = None) -> None:
         self._store = store
+        self._metrics = metrics
 
     async def count(self, day: str, kind: str) -> None:
         """One emergency reply of this kind on this day."""
+        if self._metrics is not None:  # first: the stored count may fail with storage
+            self._metrics.crisis_replies.labels(kind=kind).inc()
         await self._store.count_crisis(day, kind)
 
     async def count_check(self, day: str, kind: str) -> None:

@@ -65,6 +65,7 @@ from bot.services.schedule import (
     next_occurrence,
     parse_local_time,
 )
+from bot.storage.backend import Leadership, SoleLeadership
 from bot.storage.deliveries import (
     CLAIMED,
     DELIVERED,
@@ -84,6 +85,9 @@ GRACE = dt.timedelta(hours=2)
 SNOOZE = dt.timedelta(hours=1)
 # How long after a prompt a reply, a snooze or a skip still belongs to it.
 REPLY_WINDOW = dt.timedelta(hours=12)
+# Telegram's bulk rate (Bots FAQ: about 30 messages a second), and with paid broadcasts.
+BULK_RATE = 30.0
+PAID_BROADCAST_RATE = 1000.0
 BATCH_SIZE = 500
 # Sends at once. Enough to keep PTB's 30/s limiter fed at round-trips up to ~500 ms, and
 # few enough that a person's own reply, queued in the same limiter, waits behind at most
@@ -229,6 +233,9 @@ class PassReport:
     claim_seconds: float = 0.0
     record_seconds: float = 0.0
     seconds: float = 0.0
+    standby: bool = False  # another replica holds the dispatcher's lock: nothing was read
+    backlog: int = 0  # due at the start of the pass
+    drain_seconds: float = 0.0  # the backlog at the send rate
 
 
 @dataclass(slots=True)
@@ -264,6 +271,9 @@ class Dispatcher:
         sender: Sender,
         is_running: Callable[[], bool] = lambda: True,
         in_cover: Callable[[str], bool] = lambda _: False,
+        leadership: Leadership | None = None,
+        send_rate: float = BULK_RATE,
+        observe: Callable[[PassReport], None] | None = None,
         batch_size: int = BATCH_SIZE,
         concurrency: int = CONCURRENCY,
         grace: dt.timedelta = GRACE,
@@ -279,6 +289,11 @@ class Dispatcher:
         self._is_running = is_running
         # Memory's word on the panic cover (it is entered before storage hears of it).
         self._in_cover = in_cover
+        # Several replicas tick; only the holder claims (docs/scaling.md). Claims stay
+        # exactly-once without it (the claim locks its rows); it keeps one sender in budget.
+        self._leadership = leadership or SoleLeadership()
+        self._send_rate = send_rate
+        self._observe = observe
         self._batch_size = batch_size
         self._concurrency = concurrency
         self._grace = grace
@@ -314,6 +329,12 @@ class Dispatcher:
         """Send every prompt due now; return what happened. Passes never overlap."""
         async with self._lock:
             report = PassReport()
+            if not await self._leadership.hold():
+                report.standby = True
+                if self._observe is not None:
+                    self._observe(report)
+                return report
+            await self._measure_backlog(report)
             started = time.perf_counter()
             semaphore = asyncio.Semaphore(self._concurrency)
             low_water = max(self._concurrency, self._batch_size // 4)
@@ -326,7 +347,7 @@ class Dispatcher:
                     room.set()
 
             try:
-                while self._is_running():
+                while self._is_running() and await self._leadership.hold():
                     claims, more = await self._claim_batch(report)
                     for claim in claims:
                         task = asyncio.create_task(self._deliver(claim, semaphore, report))
@@ -360,7 +381,29 @@ class Dispatcher:
                     report.conflicts,
                     report.seconds,
                 )
+            if self._observe is not None:
+                self._observe(report)
             return report
+
+    async def _measure_backlog(self, report: PassReport) -> None:
+        """How many are due now, and whether the send rate gets through them within the
+        grace window: said as a metric and a log line, not found out by skipped people."""
+        report.backlog = await self.store.due_count(int(self._clock().timestamp()))
+        report.drain_seconds = report.backlog / self._send_rate
+        grace = self._grace.total_seconds()
+        if report.drain_seconds > grace:
+            log.warning(
+                "the due queue holds %d prompts: about %d min at %d/s, past the %d-min grace"
+                " window; people at its end will be skipped (BOT_PAID_BROADCAST raises the rate)",
+                report.backlog,
+                report.drain_seconds // 60,
+                self._send_rate,
+                grace // 60,
+            )
+
+    async def close(self) -> None:
+        """Give up the dispatcher's lock, so a standby replica takes over at its next tick."""
+        await self._leadership.close()
 
     async def claim(self) -> list[Claim]:
         """Claim one batch without sending it: for tests that stage a crash after a claim."""

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+import secrets
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
@@ -15,6 +17,10 @@ from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
 log = logging.getLogger(__name__)
+
+# Kinds of change notice between replicas (bot/storage/people.py announces them).
+SAVED = "saved"
+FORGOT = "forgot"
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
 PROFILE_SLOT = "profile"
@@ -146,6 +152,12 @@ class PeopleService:
         self._clock = clock
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
         self._listeners = tuple(listeners)
+        # This process, in change notices to other replicas (so it ignores its own).
+        self.origin = secrets.token_hex(4)
+        self._refreshing: set[asyncio.Task[None]] = set()
+        # Told of a person reloaded after another replica's change notice, for memory that
+        # needs more than the listeners' settings (the panic words: bot/services/discretion).
+        self.refreshed: list[Callable[[Person], None]] = []
 
     def _handle(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
@@ -164,7 +176,7 @@ class PeopleService:
         if cached is not None:
             self._ciphers.move_to_end(person_id)
             return cached
-        owner = self.keys.owner_of(person_id)
+        owner = (await self.keys.owners([person_id])).get(person_id)
         if owner is None:
             return None
         key = await self.keys.data_key(owner)
@@ -183,7 +195,7 @@ class PeopleService:
 
     async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
         missing = [p for p in person_ids if p not in self._ciphers]
-        owners = {o: p for p in missing if (o := self.keys.owner_of(p)) is not None}
+        owners = {o: p for p, o in (await self.keys.owners(missing)).items()}
         if owners:
             for owner, key in (await self.keys.data_keys(list(owners))).items():
                 self._remember(owners[owner], PersonCipher(owner, key))
@@ -212,7 +224,9 @@ class PeopleService:
         )
 
     async def load(self, user_id: int) -> Person | None:
-        return await self.load_by_id(self.person_id(user_id))
+        # Asks the key store on a miss: on PostgreSQL another replica may have met them.
+        person_id = await self.keys.find(self._handle(user_id))
+        return None if person_id is None else await self.load_by_id(person_id)
 
     async def load_by_id(self, person_id: str) -> Person | None:
         """Raises UnreadableDataError if the row or the key is there but does not open."""
@@ -263,6 +277,40 @@ class PeopleService:
         )
         self._cache_prefs(person.person_id, person.profile, person.state)
         await self.keys.anchor_version(person.person_id, person.profile.revision)
+        await self._announce(SAVED, person.person_id)
+
+    async def _announce(self, kind: str, person_id: str) -> None:
+        try:
+            await self.store.announce(f"{kind}:{person_id}", self.origin)
+        except Exception as exc:  # the others' caches expire soon anyway
+            log.warning("change notice not sent: %s", type(exc).__name__)
+
+    def heard(self, notice: str) -> None:
+        """Another replica saved or forgot someone: reload what this one keeps in memory
+        (the crisis cache: the right helplines), or drop it."""
+        origin, _, rest = notice.partition(":")
+        kind, _, person_id = rest.partition(":")
+        if origin == self.origin or not person_id:
+            return
+        if kind == FORGOT:
+            self._ciphers.pop(person_id, None)
+            self.keys.drop_cached(person_id)
+            for listener in self._listeners:
+                listener.forgotten(person_id)
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(person_id))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self, person_id: str) -> None:
+        try:
+            person = await self.load_by_id(person_id)  # fills the listeners' caches
+        except Exception as exc:
+            log.warning("could not reload a changed person: %s", type(exc).__name__)
+            return
+        if person is not None:
+            for callback in self.refreshed:
+                callback(person)
 
     def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
         for listener in self._listeners:
@@ -287,6 +335,7 @@ class PeopleService:
             for listener in self._listeners:
                 listener.forgotten(person_id)
         await self.store.delete(person_id)
+        await self._announce(FORGOT, person_id)
 
     async def update_chat(self, person: Person, chat_id: int) -> None:
         """They came back (after blocking us, or from a new chat): sends may resume."""

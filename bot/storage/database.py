@@ -1,4 +1,4 @@
-"""One aiosqlite connection per database file, its pragmas, transactions and migrations."""
+"""SQLite: one aiosqlite connection per database file, its pragmas, transactions, migrations."""
 
 from __future__ import annotations
 
@@ -13,27 +13,50 @@ from typing import Any
 
 import aiosqlite
 
+from bot.storage.backend import Backend, Dialect, Row, StorageError, Tx
+
+__all__ = ["Database", "Row", "SqliteTx", "StorageError", "make_private"]
+
 BUSY_TIMEOUT_MS = 5000
 CHECKPOINT_ATTEMPTS = 10
 log = logging.getLogger(__name__)
 
-Row = sqlite3.Row
+
+class SqliteTx(Tx):
+    def __init__(self, conn: aiosqlite.Connection) -> None:
+        self.conn = conn
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        async with self.conn.execute(sql, tuple(params)) as cursor:
+            return max(cursor.rowcount, 0)
+
+    async def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> int:
+        batch = [tuple(r) for r in rows]
+        if not batch:
+            return 0
+        async with self.conn.executemany(sql, batch) as cursor:
+            return max(cursor.rowcount, 0)
+
+    async def fetch_all(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        return list(await self.conn.execute_fetchall(sql, tuple(params)))
+
+    async def defer_foreign_keys(self) -> None:
+        await self.conn.execute("PRAGMA defer_foreign_keys = ON")
 
 
-class StorageError(Exception):
-    """The database could not be opened or migrated."""
-
-
-class Database:
+class Database(Backend):
     """A connection with WAL, foreign keys, secure_delete, and serialised write transactions.
 
     aiosqlite runs every statement on one thread; the write lock keeps two tasks from
     interleaving statements inside one transaction.
     """
 
+    dialect = Dialect.SQLITE
+
     def __init__(self, conn: aiosqlite.Connection, path: Path) -> None:
         self.conn = conn
         self.path = path
+        self.name = path.name
         self._write_lock = asyncio.Lock()
 
     @classmethod
@@ -66,11 +89,11 @@ class Database:
         await self.conn.close()
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+    async def transaction(self) -> AsyncIterator[Tx]:
         async with self._write_lock:
             await self.conn.execute("BEGIN IMMEDIATE")
             try:
-                yield self.conn
+                yield SqliteTx(self.conn)
             except BaseException:
                 await self.conn.execute("ROLLBACK")
                 raise
@@ -103,10 +126,22 @@ class Database:
         for version, sql in migrations:
             if version <= current:
                 continue
-            async with self.transaction() as conn:
-                for statement in _split_statements(sql):
-                    await conn.execute(statement)
-                await conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+            async with self.transaction() as tx:
+                for statement in split_statements(sql):
+                    await tx.execute(statement)
+                await tx.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+
+    async def tables_with_column(self, column: str) -> list[str]:
+        tables = await self.fetch_all(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
+        )
+        found: list[str] = []
+        for table in tables:
+            name = str(table["name"])
+            columns = await self.fetch_all(f"PRAGMA table_info({name})")
+            if any(str(c["name"]) == column for c in columns):
+                found.append(name)
+        return found
 
     async def checkpoint(self) -> None:
         """Fold the WAL into the main file and truncate it, so deleted data leaves the WAL.
@@ -146,7 +181,7 @@ def make_private(path: Path) -> None:
             side.chmod(0o600)
 
 
-def _split_statements(script: str) -> list[str]:
+def split_statements(script: str) -> list[str]:
     """Split a migration on ';' (executescript would commit our transaction early)."""
     statements: list[str] = []
     buffer = ""

@@ -17,9 +17,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
-import aiosqlite
-
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Dialect, Row, Tx
 
 CLAIMED = "claimed"
 SENT = "sent"
@@ -104,25 +102,34 @@ class ClaimWrites:
 
 
 class ClaimTransaction:
-    """The write half of a claim, inside BEGIN IMMEDIATE: re-check, then write."""
+    """The write half of a claim, in one transaction: re-check, then write.
 
-    def __init__(self, conn: aiosqlite.Connection) -> None:
-        self._conn = conn
+    On SQLite the transaction is BEGIN IMMEDIATE: no other writer runs until it ends. On
+    PostgreSQL the re-check locks the people rows it reads (FOR UPDATE SKIP LOCKED): a row
+    another dispatcher or a handler holds is left out, as a row that moved would be, and
+    nobody can change a claimed row until the delivery record is committed with it.
+    """
+
+    def __init__(self, tx: Tx, dialect: Dialect) -> None:
+        self._tx = tx
+        self._dialect = dialect
 
     async def versions(self, person_ids: Sequence[str]) -> dict[str, Version]:
         found: dict[str, Version] = {}
         for chunk in _chunks(person_ids):
             marks = ",".join("?" * len(chunk))
-            sql = f"SELECT {_VERSION_COLUMNS} FROM people WHERE person_id IN ({marks})"  # noqa: S608 - placeholders only
-            async with self._conn.execute(sql, tuple(chunk)) as cursor:
-                for row in await cursor.fetchall():
-                    found[str(row["person_id"])] = Version(
-                        None if row["next_due_utc"] is None else int(row["next_due_utc"]),
-                        None if row["next_due_date"] is None else str(row["next_due_date"]),
-                        bool(row["active"]),
-                        bytes(row["profile_enc"]),
-                        bytes(row["chat_enc"]),
-                    )
+            sql = (
+                f"SELECT {_VERSION_COLUMNS} FROM people WHERE person_id IN ({marks})"  # noqa: S608 - placeholders only
+                f"{self._dialect.skip_locked}"
+            )
+            for row in await self._tx.fetch_all(sql, chunk):
+                found[str(row["person_id"])] = Version(
+                    None if row["next_due_utc"] is None else int(row["next_due_utc"]),
+                    None if row["next_due_date"] is None else str(row["next_due_date"]),
+                    bool(row["active"]),
+                    bytes(row["profile_enc"]),
+                    bytes(row["chat_enc"]),
+                )
         return found
 
     async def statuses(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -135,38 +142,37 @@ class ClaimTransaction:
             sql = (
                 f"SELECT person_id, local_date, status FROM deliveries WHERE person_id IN ({marks})"  # noqa: S608 - placeholders only
             )
-            async with self._conn.execute(sql, tuple(chunk)) as cursor:
-                for row in await cursor.fetchall():
-                    key = (str(row["person_id"]), str(row["local_date"]))
-                    if key in wanted:
-                        found[key] = str(row["status"])
+            for row in await self._tx.fetch_all(sql, chunk):
+                key = (str(row["person_id"]), str(row["local_date"]))
+                if key in wanted:
+                    found[key] = str(row["status"])
         return found
 
     async def write(self, writes: ClaimWrites) -> None:
-        conn = self._conn
+        tx = self._tx
         if writes.records:
-            cursor = await conn.executemany(
+            changed = await tx.executemany(
                 "INSERT INTO deliveries (person_id, local_date, prompt_id, status, claimed_at)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (person_id, local_date) DO NOTHING",
                 writes.records,
             )
-            _expect(cursor.rowcount, len(writes.records))
+            _expect(changed, len(writes.records))
         if writes.resends:
-            cursor = await conn.executemany(
+            changed = await tx.executemany(
                 "UPDATE deliveries SET status = 'claimed', claimed_at = ?, message_id = NULL"
                 " WHERE person_id = ? AND local_date = ? AND status = 'snoozed'",
                 writes.resends,
             )
-            _expect(cursor.rowcount, len(writes.resends))
+            _expect(changed, len(writes.resends))
         if writes.restores:
-            cursor = await conn.executemany(
+            changed = await tx.executemany(
                 "UPDATE deliveries SET status = 'sent'"
                 " WHERE person_id = ? AND local_date = ? AND status = 'snoozed'",
                 writes.restores,
             )
-            _expect(cursor.rowcount, len(writes.restores))
+            _expect(changed, len(writes.restores))
         if writes.advances:
-            await conn.executemany(
+            await tx.executemany(
                 "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?",
                 writes.advances,
             )
@@ -179,7 +185,7 @@ def _expect(changed: int, planned: int) -> None:
 
 
 class DeliveryStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     # --- the dispatcher ---------------------------------------------------------------
@@ -205,6 +211,14 @@ class DeliveryStore:
             for r in rows
         ]
 
+    async def due_count(self, now: int) -> int:
+        row = await self.db.fetch_one(
+            "SELECT COUNT(*) AS n FROM people WHERE next_due_utc IS NOT NULL AND active = 1"
+            " AND next_due_utc <= ?",
+            (now,),
+        )
+        return 0 if row is None else int(row["n"])
+
     async def histories(self, person_ids: Sequence[str]) -> dict[str, list[DeliveryRow]]:
         """Every record of each person, oldest local date first."""
         found: dict[str, list[DeliveryRow]] = {pid: [] for pid in person_ids}
@@ -221,8 +235,8 @@ class DeliveryStore:
 
     @asynccontextmanager
     async def claiming(self) -> AsyncIterator[ClaimTransaction]:
-        async with self.db.transaction() as conn:
-            yield ClaimTransaction(conn)
+        async with self.db.transaction() as tx:
+            yield ClaimTransaction(tx, self.db.dialect)
 
     async def record_results(
         self,
@@ -235,20 +249,20 @@ class DeliveryStore:
         The message id is also kept for /clear; a person who used /forget in the meantime
         has no row left, and the EXISTS keeps the foreign key from failing the whole batch.
         """
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             if sent:
-                await conn.executemany(
+                await tx.executemany(
                     "UPDATE deliveries SET status = 'sent', message_id = ?"
                     " WHERE person_id = ? AND local_date = ? AND status = 'claimed'",
                     [(mid, pid, day) for pid, day, mid, _ in sent],
                 )
-                await conn.executemany(
+                await tx.executemany(
                     "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at)"
                     " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
                     [(pid, mid, at, pid) for pid, _, mid, at in sent],
                 )
             if failed:
-                await conn.executemany(
+                await tx.executemany(
                     "UPDATE deliveries SET status = 'failed'"
                     " WHERE person_id = ? AND local_date = ? AND status = 'claimed'",
                     failed,
@@ -266,18 +280,18 @@ class DeliveryStore:
         `restore_due`: (due, date, person_id, advanced_due, advanced_date), put back only
         if nothing else moved the person's next due instant since the claim.
         """
-        async with self.db.transaction() as conn:
-            await conn.executemany(
+        async with self.db.transaction() as tx:
+            await tx.executemany(
                 "DELETE FROM deliveries WHERE person_id = ? AND local_date = ?"
                 " AND status = 'claimed'",
                 new,
             )
-            await conn.executemany(
+            await tx.executemany(
                 "UPDATE deliveries SET status = 'snoozed'"
                 " WHERE person_id = ? AND local_date = ? AND status = 'claimed'",
                 resends,
             )
-            await conn.executemany(
+            await tx.executemany(
                 "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?"
                 " AND next_due_utc IS ? AND next_due_date IS ?",
                 restore_due,
@@ -326,27 +340,27 @@ class DeliveryStore:
 
     async def reschedule(self, person_id: str, due_utc: int | None, local_date: str | None) -> None:
         """Set the next due instant; a pending snooze is dropped (its day stays sent)."""
-        async with self.db.transaction() as conn:
-            await conn.execute(
+        async with self.db.transaction() as tx:
+            await tx.execute(
                 "UPDATE deliveries SET status = 'sent' WHERE person_id = ? AND status = 'snoozed'",
                 (person_id,),
             )
-            await conn.execute(
+            await tx.execute(
                 "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?",
                 (due_utc, local_date, person_id),
             )
 
     async def snooze(self, person_id: str, local_date: str, until_utc: int) -> bool:
         """Re-open `local_date`'s sent record for one re-send at `until_utc`."""
-        async with self.db.transaction() as conn:
-            async with conn.execute(
+        async with self.db.transaction() as tx:
+            changed = await tx.execute(
                 "UPDATE deliveries SET status = 'snoozed' WHERE person_id = ? AND local_date = ?"
                 " AND status IN ('sent', 'snoozed')",
                 (person_id, local_date),
-            ) as cursor:
-                if cursor.rowcount != 1:
-                    return False
-            await conn.execute(
+            )
+            if changed != 1:
+                return False
+            await tx.execute(
                 "UPDATE people SET next_due_utc = ?, next_due_date = ? WHERE person_id = ?",
                 (until_utc, local_date, person_id),
             )

@@ -3,11 +3,11 @@ and the recent check-in ids a panic wipe deletes with the rest."""
 
 from __future__ import annotations
 
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 
 
 class DiscretionStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     async def mark(self, person_id: str) -> None:
@@ -35,8 +35,9 @@ class DiscretionStore:
 
     async def remove_later(self, person_id: str, message_id: int, due_at: int) -> None:
         await self.db.execute(
-            "INSERT OR REPLACE INTO self_removals (person_id, message_id, due_at)"
-            " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
+            "INSERT INTO self_removals (person_id, message_id, due_at)"
+            " SELECT ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)"
+            " ON CONFLICT (person_id, message_id) DO UPDATE SET due_at = excluded.due_at",
             (person_id, message_id, due_at, person_id),
         )
 

@@ -11,28 +11,20 @@ from __future__ import annotations
 
 import logging
 
-from bot.storage.database import Database
+from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 
 log = logging.getLogger(__name__)
 
 
-async def person_tables(db: Database) -> list[str]:
+async def person_tables(db: Backend) -> list[str]:
     """Every table with a person_id column, so tables added later move too."""
-    tables = await db.fetch_all(
-        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-    )
-    found: list[str] = []
-    for table in tables:
-        name = str(table["name"])
-        columns = await db.fetch_all(f"PRAGMA table_info({name})")
-        if any(str(c["name"]) == "person_id" for c in columns):
-            found.append(name)
+    found = await db.tables_with_column("person_id")
     # The parent last is not needed (foreign keys are deferred), but keeps it readable.
     return sorted(found, key=lambda n: n == "people")
 
 
-async def move_legacy_rows(db: Database, keys: KeyStore) -> int:
+async def move_legacy_rows(db: Backend, keys: KeyStore) -> int:
     """Re-key every legacy person's rows to their random row id; returns how many moved."""
     mapping = await keys.adopt_legacy_keys()
     if not mapping:
@@ -50,11 +42,11 @@ async def move_legacy_rows(db: Database, keys: KeyStore) -> int:
     if not present:
         return 0
     tables = await person_tables(db)
-    async with db.transaction() as conn:
+    async with db.transaction() as tx:
         # Children and parent change in one transaction; checked at COMMIT.
-        await conn.execute("PRAGMA defer_foreign_keys = ON")
+        await tx.defer_foreign_keys()
         for table in tables:
-            await conn.executemany(
+            await tx.executemany(
                 f"UPDATE {table} SET person_id = ? WHERE person_id = ?",  # noqa: S608 - schema names
                 [(mapping[h], h) for h in present],
             )
@@ -64,7 +56,7 @@ async def move_legacy_rows(db: Database, keys: KeyStore) -> int:
     return len(present)
 
 
-async def sweep_orphans(db: Database, keys: KeyStore) -> int:
+async def sweep_orphans(db: Backend, keys: KeyStore) -> int:
     """Delete rows whose person id has no identity in the key store: a /forget that stopped
     between the key store's delete (first) and the rows' leaves rows that nothing can open
     or link. Run at start, after the move above. A key store with nobody in it could be the
@@ -72,16 +64,22 @@ async def sweep_orphans(db: Database, keys: KeyStore) -> int:
     known = keys.row_ids()
     if not known:
         return 0
-    orphans: set[str] = set()
+    candidates: set[str] = set()
     tables = await person_tables(db)
     for table in tables:
         rows = await db.fetch_all(f"SELECT DISTINCT person_id FROM {table}")  # noqa: S608 - schema names
-        orphans.update(str(r["person_id"]) for r in rows if str(r["person_id"]) not in known)
+        candidates.update(str(r["person_id"]) for r in rows if str(r["person_id"]) not in known)
+    if not candidates:
+        return 0
+    # Asked again of the key store itself: with several replicas, someone may have joined
+    # on another one since this one loaded the identities (their identity is written
+    # before their first row, so a row with none in the store is truly orphaned).
+    orphans = candidates - set(await keys.owners(sorted(candidates)))
     if not orphans:
         return 0
-    async with db.transaction() as conn:
+    async with db.transaction() as tx:
         for table in tables:
-            await conn.executemany(
+            await tx.executemany(
                 f"DELETE FROM {table} WHERE person_id = ?",  # noqa: S608 - schema names
                 [(pid,) for pid in orphans],
             )

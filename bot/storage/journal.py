@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Row
 
 
 def journal_slot(entry_id: str) -> str:
@@ -47,7 +47,7 @@ _COLUMNS = "entry_id, prompt_id, message_id, text_enc, created_at, updated_at, v
 
 
 class JournalStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     async def add(

@@ -15,11 +15,9 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-import aiosqlite
-
 from bot.crypto import MasterKey, random_key
-from bot.storage.database import Database
-from bot.storage.schema import KEYSTORE_MIGRATIONS
+from bot.storage.backend import Backend, Row, Tx
+from bot.storage.engines import open_key_database
 
 _PSEUDONYM_LABEL = "pseudonym"
 _CURRENT = "data_keys"
@@ -40,7 +38,7 @@ class RotationError(Exception):
 
 
 class KeyStore:
-    def __init__(self, db: Database, master: MasterKey) -> None:
+    def __init__(self, db: Backend, master: MasterKey) -> None:
         self.db = db
         self._master = master
         self._table = _CURRENT  # where this master key's wraps are
@@ -54,8 +52,9 @@ class KeyStore:
         self._slots_of: dict[str, dict[str, int]] = {}
 
     @classmethod
-    async def open(cls, path: Path, master: MasterKey) -> KeyStore:
-        db = await Database.open(path, KEYSTORE_MIGRATIONS)
+    async def open(cls, target: Path | str, master: MasterKey) -> KeyStore:
+        """`target`: the key store's file, or its own PostgreSQL database's URL."""
+        db = await open_key_database(target)
         store = cls(db, master)
         try:
             await store._check_or_initialise()
@@ -73,34 +72,35 @@ class KeyStore:
         return self._table == _NEXT
 
     async def _check_or_initialise(self) -> None:
-        row = await self.db.fetch_one("SELECT value FROM meta WHERE name = 'check'")
-        if row is not None:
-            if self._master.matches(bytes(row["value"])):
+        async with self.db.transaction() as tx:
+            # Replicas starting together on a new key store: one initialises, the others
+            # wait here and then find its check value.
+            await tx.lock("keystore-initialise")
+            row = await tx.fetch_one("SELECT value FROM meta WHERE name = 'check'")
+            if row is None:
+                await tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('check', ?)",
+                    (self._master.check_value(),),
+                )
+                await tx.execute(
+                    "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
+                    (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
+                )
                 return
-            staged = await self.db.fetch_one("SELECT check_value FROM next_master")
-            if staged is not None and self._master.matches(bytes(staged["check_value"])):
-                self._table = _NEXT
-                return
-            raise WrongMasterKeyError(f"the master key does not match the key store {self.db.path}")
-        async with self.db.transaction() as conn:
-            await conn.execute(
-                "INSERT INTO meta (name, value) VALUES ('check', ?)", (self._master.check_value(),)
-            )
-            await conn.execute(
-                "INSERT INTO meta (name, value) VALUES ('pseudonym_key', ?)",
-                (self._master.wrap(random_key(), _PSEUDONYM_LABEL),),
-            )
+            staged = await tx.fetch_one("SELECT check_value FROM next_master")
+        if self._master.matches(bytes(row["value"])):
+            return
+        if staged is not None and self._master.matches(bytes(staged["check_value"])):
+            self._table = _NEXT
+            return
+        raise WrongMasterKeyError(f"the master key does not match the key store {self.db.name}")
 
     async def _load_identities(self) -> None:
         rows = await self.db.fetch_all("SELECT handle, row_id, owner, version FROM identities")
         for row in rows:
-            self._row_of[str(row["handle"])] = str(row["row_id"])
-            self._owner_of[str(row["row_id"])] = str(row["owner"])
-            self._version_of[str(row["row_id"])] = int(row["version"])
+            self._remember(row)
         for row in await self.db.fetch_all("SELECT row_id, slot, version FROM row_versions"):
-            self._slots_of.setdefault(str(row["row_id"]), {})[str(row["slot"])] = int(
-                row["version"]
-            )
+            self._remember_slot(row)
 
     # --- identities ----------------------------------------------------------------------
 
@@ -137,11 +137,12 @@ class KeyStore:
         newer = {s: v for s, v in versions.items() if v > known.get(s, 0)}
         if not newer:
             return
-        async with self.db.transaction() as conn:
-            await conn.executemany(
+        async with self.db.transaction() as tx:
+            # Only forward, on both engines (another replica may have anchored a newer one).
+            await tx.executemany(
                 "INSERT INTO row_versions (row_id, slot, version) VALUES (?, ?, ?)"
-                " ON CONFLICT (row_id, slot) DO UPDATE"
-                " SET version = MAX(version, excluded.version)",
+                " ON CONFLICT (row_id, slot) DO UPDATE SET version = excluded.version"
+                " WHERE row_versions.version < excluded.version",
                 [(row_id, s, v) for s, v in newer.items()],
             )
         known.update(newer)
@@ -152,14 +153,14 @@ class KeyStore:
         """After a data backup older than this store was restored: the rows now there are
         the newest (`versions`: row id -> settings revision; `slots`: row id -> slot ->
         version of each versioned row). Anchors of rows no longer there go."""
-        async with self.db.transaction() as conn:
-            await conn.execute("UPDATE identities SET version = 0")
-            await conn.executemany(
+        async with self.db.transaction() as tx:
+            await tx.execute("UPDATE identities SET version = 0")
+            await tx.executemany(
                 "UPDATE identities SET version = ? WHERE row_id = ?",
                 [(v, r) for r, v in versions.items()],
             )
-            await conn.execute("DELETE FROM row_versions")
-            await conn.executemany(
+            await tx.execute("DELETE FROM row_versions")
+            await tx.executemany(
                 "INSERT INTO row_versions (row_id, slot, version) VALUES (?, ?, ?)",
                 [(r, s, v) for r, by_slot in slots.items() for s, v in by_slot.items() if v > 0],
             )
@@ -169,29 +170,87 @@ class KeyStore:
     def row_ids(self) -> set[str]:
         return set(self._owner_of)
 
-    async def identity(self, handle: str) -> str:
-        """The row id for a handle, making a random one if there is none (safe to repeat)."""
+    async def find(self, handle: str) -> str | None:
+        """The row id for a handle: from memory, else from the store. Another replica may
+        have made it since this one loaded the identities."""
         known = self._row_of.get(handle)
+        if known is not None:
+            return known
+        row = await self.db.fetch_one(
+            "SELECT handle, row_id, owner, version FROM identities WHERE handle = ?", (handle,)
+        )
+        if row is None:
+            return None
+        self._remember(row)
+        # Its rows' anchors too: that replica may have anchored edits since this one started.
+        for slot in await self.db.fetch_all(
+            "SELECT row_id, slot, version FROM row_versions WHERE row_id = ?", (row["row_id"],)
+        ):
+            self._remember_slot(slot)
+        return str(row["row_id"])
+
+    async def owners(self, row_ids: list[str]) -> dict[str, str]:
+        """row id -> owner for each known row id, asking the store for those not in memory."""
+        found = {r: o for r in row_ids if (o := self._owner_of.get(r)) is not None}
+        missing = [r for r in row_ids if r not in found]
+        for start in range(0, len(missing), 500):
+            chunk = missing[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows = await self.db.fetch_all(
+                "SELECT handle, row_id, owner, version FROM identities"  # noqa: S608 - placeholders only
+                f" WHERE row_id IN ({marks})",
+                chunk,
+            )
+            for row in rows:
+                self._remember(row)
+                found[str(row["row_id"])] = str(row["owner"])
+        return found
+
+    def _remember(self, row: Row) -> None:
+        self._row_of[str(row["handle"])] = str(row["row_id"])
+        self._owner_of[str(row["row_id"])] = str(row["owner"])
+        version = int(row["version"])
+        if version > self._version_of.get(str(row["row_id"]), 0):
+            self._version_of[str(row["row_id"])] = version
+
+    def _remember_slot(self, row: Row) -> None:
+        known = self._slots_of.setdefault(str(row["row_id"]), {})
+        slot, version = str(row["slot"]), int(row["version"])
+        if version > known.get(slot, 0):
+            known[slot] = version
+
+    def drop_cached(self, row_id: str) -> None:
+        """Another replica deleted this identity: forget the copy in memory too."""
+        self._owner_of.pop(row_id, None)
+        self._version_of.pop(row_id, None)
+        self._slots_of.pop(row_id, None)
+        for handle in [h for h, r in self._row_of.items() if r == row_id]:
+            del self._row_of[handle]
+
+    async def identity(self, handle: str) -> str:
+        """The row id for a handle, making a random one if there is none (safe to repeat,
+        and to race: two replicas making one for the same person end with the same)."""
+        known = await self.find(handle)
         if known is not None:
             return known
         row_id = new_row_id()
         await self.db.execute(
-            "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
+            "INSERT OR IGNORE INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
             (handle, row_id, row_id),
         )
-        self._row_of[handle] = row_id
-        self._owner_of[row_id] = row_id
-        return row_id
+        found = await self.find(handle)
+        assert found is not None
+        return found
 
     async def destroy_identity(self, row_id: str) -> None:
         """Cut the link and shred the key, in one transaction: afterwards nothing here names
         the row id, so no copy of the data database can be tied to the person."""
         owner = self._owner_of.get(row_id, row_id)
-        async with self.db.transaction() as conn:
-            await conn.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
-            await conn.execute("DELETE FROM row_versions WHERE row_id = ?", (row_id,))
+        async with self.db.transaction() as tx:
+            await tx.execute("DELETE FROM identities WHERE row_id = ?", (row_id,))
+            await tx.execute("DELETE FROM row_versions WHERE row_id = ?", (row_id,))
             for table in (_CURRENT, _NEXT):
-                await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
+                await tx.execute(f"DELETE FROM {table} WHERE person_id = ?", (owner,))  # noqa: S608 - constant table
         self._owner_of.pop(row_id, None)
         self._version_of.pop(row_id, None)
         self._slots_of.pop(row_id, None)
@@ -202,23 +261,19 @@ class KeyStore:
     async def adopt_legacy_keys(self) -> dict[str, str]:
         """Data keys from before identities (named by the handle itself) get a random row id.
         Returns handle -> row id for every such person, to move their data rows."""
-        async with self.db.transaction() as conn:
-            rows = list(
-                await conn.execute_fetchall(
-                    f"SELECT person_id FROM {_CURRENT} WHERE person_id NOT IN"  # noqa: S608 - constant table
-                    " (SELECT owner FROM identities)"
-                )
+        async with self.db.transaction() as tx:
+            rows = await tx.fetch_all(
+                f"SELECT person_id FROM {_CURRENT} WHERE person_id NOT IN"  # noqa: S608 - constant table
+                " (SELECT owner FROM identities)"
             )
             for row in rows:
                 handle = str(row["person_id"])
-                await conn.execute(
+                await tx.execute(
                     "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)",
                     (handle, new_row_id(), handle),
                 )
-            legacy = list(
-                await conn.execute_fetchall(
-                    "SELECT handle, row_id FROM identities WHERE owner = handle"
-                )
+            legacy = await tx.fetch_all(
+                "SELECT handle, row_id FROM identities WHERE owner = handle"
             )
         self._row_of.clear()
         self._owner_of.clear()
@@ -271,8 +326,8 @@ class KeyStore:
     async def create_data_key(self, person_id: str) -> bytes:
         """Return the person's key, making one if they have none (safe to call twice)."""
         key = random_key()
-        async with self.db.transaction() as conn:
-            await conn.execute(
+        async with self.db.transaction() as tx:
+            await tx.execute(
                 f"INSERT OR IGNORE INTO {self._table} (person_id, wrapped, created_at)"  # noqa: S608 - constant table
                 " VALUES (?, ?, ?)",
                 (person_id, self._master.wrap(key, person_id), int(time.time())),
@@ -282,9 +337,9 @@ class KeyStore:
         return stored
 
     async def destroy_data_key(self, person_id: str) -> None:
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             for table in (_CURRENT, _NEXT):
-                await conn.execute(f"DELETE FROM {table} WHERE person_id = ?", (person_id,))  # noqa: S608 - constant table
+                await tx.execute(f"DELETE FROM {table} WHERE person_id = ?", (person_id,))  # noqa: S608 - constant table
         await self.db.checkpoint()
 
     # --- rotation ------------------------------------------------------------------------
@@ -305,15 +360,15 @@ class KeyStore:
         if new_master.key_id == self._master.key_id:
             raise RotationError("the new master key is the current one")
         pseudo = await self.pseudonym_key()
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             # Read inside the transaction, so a key added meanwhile is wrapped too.
-            rows = list(await conn.execute_fetchall(f"SELECT person_id, wrapped FROM {_CURRENT}"))  # noqa: S608 - constant table
+            rows = await tx.fetch_all(f"SELECT person_id, wrapped FROM {_CURRENT}")  # noqa: S608 - constant table
             keys: dict[str, bytes] = {}
             for row in rows:
                 pid = str(row["person_id"])
                 keys[pid] = self._master.unwrap(bytes(row["wrapped"]), pid)
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(
                 "INSERT INTO next_master (key_id, check_value, pseudonym_key) VALUES (?, ?, ?)",
                 (
                     new_master.key_id,
@@ -321,9 +376,10 @@ class KeyStore:
                     new_master.wrap(pseudo, _PSEUDONYM_LABEL),
                 ),
             )
-            await conn.executemany(
-                f"INSERT OR REPLACE INTO {_NEXT} (person_id, wrapped, created_at)"  # noqa: S608 - constant table
-                " VALUES (?, ?, ?)",
+            await tx.executemany(
+                f"INSERT INTO {_NEXT} (person_id, wrapped, created_at) VALUES (?, ?, ?)"  # noqa: S608 - constant table
+                " ON CONFLICT (person_id) DO UPDATE"
+                " SET wrapped = excluded.wrapped, created_at = excluded.created_at",
                 [(pid, new_master.wrap(key, pid), int(time.time())) for pid, key in keys.items()],
             )
         await self.db.checkpoint()
@@ -331,9 +387,9 @@ class KeyStore:
 
     async def unstage(self) -> None:
         """Drop a staged key (a rotation whose new key was not delivered)."""
-        async with self.db.transaction() as conn:
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
+        async with self.db.transaction() as tx:
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
         await self.db.checkpoint()
 
     async def retire_old_key(self) -> int:
@@ -343,9 +399,9 @@ class KeyStore:
             raise RotationError(
                 "no rotation is staged for this master key (is BOT_MASTER_KEY the new key?)"
             )
-        async with self.db.transaction() as conn:
+        async with self.db.transaction() as tx:
             missing = await _scalar(
-                conn,
+                tx,
                 "SELECT COUNT(*) FROM data_keys"
                 " WHERE person_id NOT IN (SELECT person_id FROM data_keys_next)",
             )
@@ -354,30 +410,24 @@ class KeyStore:
                     f"{missing} data key(s) were added under the old key after staging; "
                     "run `keys rotate` again with the old key, then retire"
                 )
-            staged = next(
-                iter(
-                    await conn.execute_fetchall(
-                        "SELECT check_value, pseudonym_key FROM next_master"
-                    )
-                )
-            )
-            await conn.execute(f"DELETE FROM {_CURRENT}")  # noqa: S608 - constant table
-            await conn.execute(
+            staged = await tx.fetch_one("SELECT check_value, pseudonym_key FROM next_master")
+            assert staged is not None
+            await tx.execute(f"DELETE FROM {_CURRENT}")  # noqa: S608 - constant table
+            await tx.execute(
                 f"INSERT INTO {_CURRENT} (person_id, wrapped, created_at)"  # noqa: S608 - constant tables
                 f" SELECT person_id, wrapped, created_at FROM {_NEXT}"
             )
-            count = await _scalar(conn, "SELECT COUNT(*) FROM data_keys")
-            await conn.execute("UPDATE meta SET value = ? WHERE name = 'check'", (staged[0],))
-            await conn.execute(
-                "UPDATE meta SET value = ? WHERE name = 'pseudonym_key'", (staged[1],)
-            )
-            await conn.execute("DELETE FROM next_master")
-            await conn.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
+            count = await _scalar(tx, "SELECT COUNT(*) FROM data_keys")
+            await tx.execute("UPDATE meta SET value = ? WHERE name = 'check'", (staged[0],))
+            await tx.execute("UPDATE meta SET value = ? WHERE name = 'pseudonym_key'", (staged[1],))
+            await tx.execute("DELETE FROM next_master")
+            await tx.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
         self._table = _CURRENT
         await self.db.checkpoint()
         return count
 
 
-async def _scalar(conn: aiosqlite.Connection, sql: str) -> int:
-    rows = list(await conn.execute_fetchall(sql))
-    return int(rows[0][0])
+async def _scalar(tx: Tx, sql: str) -> int:
+    row = await tx.fetch_one(sql)
+    assert row is not None
+    return int(row[0])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Row
 
 
 @dataclass(frozen=True)
@@ -30,11 +30,12 @@ def _person(row: Row) -> PersonRow:
     )
 
 
+PERSON_CHANNEL = "steady_person_changed"
 _COLUMNS = "person_id, chat_enc, profile_enc, state, active, next_due_utc, next_due_date"
 
 
 class PeopleStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     async def get(self, person_id: str) -> PersonRow | None:
@@ -80,6 +81,11 @@ class PeopleStore:
             params,
         )
 
+    async def announce(self, change: str, origin: str) -> None:
+        """Tell other replicas a person changed (`saved:<row id>`, `forgot:<row id>`), so
+        their caches follow. Random row ids only: nothing about who."""
+        await self.db.notify(PERSON_CHANNEL, f"{origin}:{change}")
+
     async def delete(self, person_id: str) -> None:
         """Delete the person and (by cascade) everything of theirs, then scrub the WAL."""
         await self.db.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
@@ -90,8 +96,8 @@ class PeopleStore:
         deleted in the meantime are skipped rather than failing the batch."""
         if not entries:
             return
-        async with self.db.transaction() as conn:
-            await conn.executemany(
+        async with self.db.transaction() as tx:
+            await tx.executemany(
                 "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at, quotes)"
                 " SELECT ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM people WHERE person_id = ?)",
                 [(pid, mid, at, quotes, pid) for pid, mid, at, quotes in entries],
@@ -114,8 +120,8 @@ class PeopleStore:
         return [int(r["message_id"]) for r in rows]
 
     async def forget_messages(self, person_id: str, message_ids: list[int]) -> None:
-        async with self.db.transaction() as conn:
-            await conn.executemany(
+        async with self.db.transaction() as tx:
+            await tx.executemany(
                 "DELETE FROM chat_messages WHERE person_id = ? AND message_id = ?",
                 [(person_id, m) for m in message_ids],
             )
@@ -126,7 +132,7 @@ class PeopleStore:
     async def count_crisis(self, day: str, kind: str) -> None:
         await self.db.execute(
             "INSERT INTO crisis_counts (day, kind, count) VALUES (?, ?, 1)"
-            " ON CONFLICT (day, kind) DO UPDATE SET count = count + 1",
+            " ON CONFLICT (day, kind) DO UPDATE SET count = crisis_counts.count + 1",
             (day, kind),
         )
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Row
 
 
 def new_record_id() -> str:
@@ -86,7 +86,7 @@ _OLDEST = "ORDER BY COALESCE(happened_at, written_at), written_at, entry_id"
 
 
 class RecordStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     # --- entries ---------------------------------------------------------------------

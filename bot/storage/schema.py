@@ -229,6 +229,19 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         ALTER TABLE answer_parts ADD COLUMN version INTEGER NOT NULL DEFAULT 0;
         """,
     ),
+    (
+        8,
+        """
+        -- Webhook mode: update ids already handled, so a redelivery (Telegram retries, or
+        -- another replica got it first) changes nothing twice. Bot-wide ids, no person;
+        -- pruned after 24 hours, Telegram's own retention.
+        CREATE TABLE seen_updates (
+            update_id INTEGER PRIMARY KEY,
+            seen_at INTEGER NOT NULL
+        );
+        CREATE INDEX seen_updates_age ON seen_updates (seen_at);
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

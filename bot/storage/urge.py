@@ -6,7 +6,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Row
 
 REASONS = "reasons"
 NO_CONTACT = "no_contact"
@@ -78,7 +78,7 @@ _DRAFT = "draft_id, person_id, text_enc, created_at, offer_due"
 
 
 class UrgeStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     # --- urges ----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.storage.database import Database, Row
+from bot.storage.backend import Backend, Row
 
 
 def answer_slot(worksheet_id: str, question_id: str, message_id: int) -> str:
@@ -77,7 +77,7 @@ _PART_ORDER = "ORDER BY message_id"
 
 
 class WorksheetStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Backend) -> None:
         self.db = db
 
     # --- progress -----------------------------------------------------------------------
@@ -120,7 +120,7 @@ class WorksheetStore:
     ) -> None:
         await self.db.execute(
             "UPDATE worksheet_progress SET position = ?, question_id = ?, updated_at = ?,"
-            " finished_at = CASE WHEN ? THEN COALESCE(finished_at, ?) END"
+            " finished_at = CASE WHEN ? = 1 THEN COALESCE(finished_at, ?) END"
             " WHERE person_id = ? AND worksheet_id = ?",
             (position, question_id, now, int(finished), now, person_id, worksheet_id),
         )
@@ -207,12 +207,12 @@ class WorksheetStore:
 
     async def delete_worksheet(self, person_id: str, worksheet_id: str) -> None:
         """Every answer and the progress of one worksheet, in one transaction."""
-        async with self.db.transaction() as conn:
-            await conn.execute(
+        async with self.db.transaction() as tx:
+            await tx.execute(
                 "DELETE FROM answer_parts WHERE person_id = ? AND worksheet_id = ?",
                 (person_id, worksheet_id),
             )
-            await conn.execute(
+            await tx.execute(
                 "DELETE FROM worksheet_progress WHERE person_id = ? AND worksheet_id = ?",
                 (person_id, worksheet_id),
             )

@@ -696,3 +696,24 @@ async def test_check_in_commands(bot: BotUnderTest) -> None:
     assert (await run(bot)).sent == 0  # ...and then everything paused
     await bot.send("/checkin")
     await bot.next(containing="Your settings")
+
+
+async def test_paid_broadcast_marks_check_ins_only(
+    emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
+) -> None:
+    """BOT_PAID_BROADCAST: prompts carry allow_paid_broadcast (Telegram's higher, paid
+    rate); nothing else the bot sends does."""
+    settings = make_settings(tmp_path / "data", emulator.base_url, paid_broadcast=True)
+    under_test = BotUnderTest(emulator, settings, clock)
+    await under_test.start()
+    try:
+        await join(under_test)
+        under_test.clock.set(utc(2026, 12, 1, 7, 30))
+        assert (await run(under_test)).sent == 1
+        # Method names are case-insensitive; the prompt goes out as "sendmessage" (daily.py).
+        sends = [p for method, p in emulator.calls if method.lower() == "sendmessage"]
+        paid = [p for p in sends if p.get("allow_paid_broadcast")]
+        assert len(paid) == 1 and HINT in str(paid[0].get("text"))
+        assert len(sends) > 1  # the onboarding messages went out unmarked
+    finally:
+        await under_test.stop()

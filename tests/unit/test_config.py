@@ -13,6 +13,8 @@ import pytest
 from bot.config import ConfigError, check_key_placement, load_settings, read_dotenv
 
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
+PG_DATA = "postgresql://steady:pg-secret-canary@127.0.0.1:1/steady"
+PG_KEYS = "postgresql://steady_keys:pg-secret-canary@127.0.0.1:1/steady_keys"
 
 
 def run_cli(
@@ -74,6 +76,20 @@ def _close_stdout() -> None:
             {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_ALLOW_KEY_IN_DATA_DIR": "perhaps"},
             "BOT_ALLOW_KEY_IN_DATA_DIR must be 1 or 0",
         ),
+        (
+            {"TELEGRAM_BOT_TOKEN": GOOD_TOKEN, "BOT_DATABASE_URL": PG_DATA},
+            "BOT_DATABASE_URL needs BOT_KEYS_DATABASE_URL",
+        ),
+        (
+            # Nothing listens on port 1: one line naming host and database, no password.
+            {
+                "TELEGRAM_BOT_TOKEN": GOOD_TOKEN,
+                "BOT_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
+                "BOT_DATABASE_URL": PG_DATA,
+                "BOT_KEYS_DATABASE_URL": PG_KEYS,
+            },
+            "cannot connect to PostgreSQL at 127.0.0.1/steady_keys",
+        ),
     ],
 )
 def test_bad_config_gives_one_line_and_exit_2(
@@ -88,6 +104,76 @@ def test_bad_config_gives_one_line_and_exit_2(
     assert "Traceback" not in result.stderr
     if "TELEGRAM_BOT_TOKEN" in env and env["TELEGRAM_BOT_TOKEN"] != GOOD_TOKEN:
         assert env["TELEGRAM_BOT_TOKEN"] not in result.stderr
+    assert "pg-secret-canary" not in result.stderr
+
+
+WEBHOOK = {
+    "BOT_DATABASE_URL": PG_DATA,
+    "BOT_KEYS_DATABASE_URL": PG_KEYS,
+    "BOT_WEBHOOK_URL": "https://bot.example.org/telegram/hook",
+    "BOT_WEBHOOK_SECRET": "s3cret_-token",
+}
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"BOT_KEYS_DATABASE_URL": PG_KEYS}, "BOT_KEYS_DATABASE_URL is set but BOT_DATABASE_URL"),
+        ({"BOT_DATABASE_URL": "mysql://x/y", "BOT_KEYS_DATABASE_URL": PG_KEYS}, "must be a post"),
+        (
+            {"BOT_DATABASE_URL": "postgresql://127.0.0.1", "BOT_KEYS_DATABASE_URL": PG_KEYS},
+            "BOT_DATABASE_URL names no database",
+        ),
+        (
+            {
+                "BOT_DATABASE_URL": PG_DATA,
+                "BOT_KEYS_DATABASE_URL": PG_DATA.replace("steady:", "x:"),
+            },
+            "must name a different database",
+        ),
+        ({"BOT_WEBHOOK_SECRET": "abc"}, "BOT_WEBHOOK_SECRET is set but BOT_WEBHOOK_URL is not"),
+        ({"BOT_WEBHOOK_LISTEN": "0.0.0.0:80"}, "BOT_WEBHOOK_LISTEN is set but BOT_WEBHOOK_URL"),
+        ({**WEBHOOK, "BOT_WEBHOOK_SECRET": ""}, "BOT_WEBHOOK_URL needs BOT_WEBHOOK_SECRET"),
+        ({**WEBHOOK, "BOT_WEBHOOK_SECRET": "no spaces!"}, "BOT_WEBHOOK_SECRET must be 1-256"),
+        ({**WEBHOOK, "BOT_WEBHOOK_URL": "http://bot.example.org/x"}, "must be an https:// URL"),
+        ({**WEBHOOK, "BOT_WEBHOOK_LISTEN": "8080"}, "BOT_WEBHOOK_LISTEN must be host:port"),
+        ({**WEBHOOK, "BOT_WEBHOOK_LISTEN": "h:99999"}, "BOT_WEBHOOK_LISTEN must be host:port"),
+        (
+            {k: v for k, v in WEBHOOK.items() if "DATABASE" not in k},
+            "BOT_WEBHOOK_URL needs BOT_DATABASE_URL",
+        ),
+        ({"BOT_PAID_BROADCAST": "lots"}, "BOT_PAID_BROADCAST must be 1 or 0"),
+    ],
+)
+def test_wrong_scale_out_combinations_are_refused(env: dict[str, str], message: str) -> None:
+    with pytest.raises(ConfigError, match=message.replace("(", r"\(")) as caught:
+        load_settings(env, dotenv=None)
+    assert "pg-secret-canary" not in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_scale_out_settings() -> None:
+    settings = load_settings(
+        {**WEBHOOK, "BOT_WEBHOOK_LISTEN": "0.0.0.0:8443", "BOT_PAID_BROADCAST": "1"}, dotenv=None
+    )
+    assert settings.on_postgres and settings.data_target == PG_DATA
+    assert settings.key_target == PG_KEYS
+    assert settings.webhook_listen == ("0.0.0.0", 8443)
+    assert settings.paid_broadcast
+    assert "pg-secret-canary" not in repr(settings) and "s3cret" not in repr(settings)
+    plain = load_settings({}, dotenv=None)
+    assert not plain.on_postgres and plain.data_target == plain.data_db
+    assert plain.webhook_url is None and plain.webhook_listen == ("127.0.0.1", 8080)
+    # A local Bot API (the emulator) may post plain HTTP to a replica on loopback.
+    local = load_settings(
+        {
+            **WEBHOOK,
+            "BOT_WEBHOOK_URL": "http://127.0.0.1:8081/hook",
+            "TELEGRAM_BOT_API_URL": "http://127.0.0.1:9000/bot",
+        },
+        dotenv=None,
+    )
+    assert local.webhook_url == "http://127.0.0.1:8081/hook"
 
 
 def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:

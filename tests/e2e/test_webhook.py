@@ -1,0 +1,118 @@
+"""Webhook mode end to end: the emulator posts updates as Telegram does; the bot answers
+each POST only once the update is handled."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+
+from bot.clock import ManualClock
+from bot.emulator import BotApiEmulator
+from bot.logs import pin_noisy_loggers
+from bot.webhook import SECRET_HEADER
+from tests.conftest import USER, BotUnderTest, make_settings
+
+SECRET = "test_secret-1"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.fixture
+async def hooked(
+    emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
+) -> AsyncIterator[BotUnderTest]:
+    pin_noisy_loggers()
+    port = free_port()
+    settings = make_settings(
+        tmp_path / "data",
+        emulator.base_url,
+        webhook_url=f"http://127.0.0.1:{port}/tg/hook",
+        webhook_listen=("127.0.0.1", port),
+        webhook_secret=SECRET,
+    )
+    under_test = BotUnderTest(emulator, settings, clock)
+    await under_test.start()
+    try:
+        yield under_test
+    finally:
+        await under_test.stop()
+        assert not emulator.internal_errors, emulator.internal_errors
+
+
+def hook_url(bot: BotUnderTest) -> str:
+    assert bot.settings.webhook_url is not None
+    return bot.settings.webhook_url
+
+
+async def set_webhook(bot: BotUnderTest) -> None:
+    assert bot.runtime is not None and bot.runtime.app is not None
+    await bot.runtime.app.bot.set_webhook(hook_url(bot), secret_token=SECRET)
+
+
+async def test_a_wrong_secret_gets_403_and_nothing_is_handled(hooked: BotUnderTest) -> None:
+    update = {
+        "update_id": 7,
+        "message": {
+            "message_id": 1,
+            "date": 0,
+            "text": "danger",
+            "chat": {"id": USER, "type": "private"},
+            "from": {"id": USER, "is_bot": False, "first_name": "T"},
+        },
+    }
+    base = hook_url(hooked).rsplit("/tg/hook", 1)[0]
+    async with aiohttp.ClientSession() as http:
+        for headers in ({}, {SECRET_HEADER: "wrong"}, {SECRET_HEADER: SECRET + "x"}):
+            async with http.post(hook_url(hooked), json=update, headers=headers) as response:
+                assert response.status == 403
+        async with http.post(
+            hook_url(hooked), data=b"not json", headers={SECRET_HEADER: SECRET}
+        ) as response:
+            assert response.status == 400
+        async with http.get(f"{base}/healthz") as response:
+            assert response.status == 200
+        async with http.get(f"{base}/metrics") as response:
+            page = await response.text()
+    assert 'steady_updates_total{outcome="rejected"} 3.0' in page
+    assert "danger" not in page
+    assert hooked.emu.messages_to(USER) == []  # nothing was handled
+
+
+async def test_duplicates_change_nothing_but_crisis_replies_are_never_held_back(
+    hooked: BotUnderTest,
+) -> None:
+    await set_webhook(hooked)
+    pusher = await hooked.emu.push_webhook(duplicate=True)
+    await hooked.onboard()
+    sent_once = hooked.emu.stats["sendMessage"]
+    await hooked.send("danger")
+    await hooked.next(containing="999")
+    await hooked.next(containing="999")  # the redelivered crisis message: answered again
+    await hooked.settle()
+    ids = [update_id for update_id, _, _ in pusher.log.posts]
+    assert len(ids) == 2 * len(set(ids)) and all(s == 200 for _, _, s in pusher.log.posts)
+    metrics = hooked.services.metrics
+    handled = metrics.updates.labels(outcome="handled")._value.get()
+    duplicate = metrics.updates.labels(outcome="duplicate")._value.get()
+    assert handled == duplicate == len(set(ids))  # every second delivery did nothing...
+    assert hooked.emu.stats["sendMessage"] == sent_once + 2  # ...but the crisis reply
+    page = metrics.render().decode()
+    assert 'steady_crisis_replies_total{kind="danger"}' in page
+
+
+async def test_getupdates_is_refused_while_a_webhook_is_set(hooked: BotUnderTest) -> None:
+    await set_webhook(hooked)
+    assert hooked.emu.webhook is not None and hooked.emu.webhook.secret == SECRET
+    assert hooked.runtime is not None and hooked.runtime.app is not None
+    info = await hooked.runtime.app.bot.get_webhook_info()
+    assert info.url == hook_url(hooked)
+    await hooked.runtime.app.bot.delete_webhook()
+    assert hooked.emu.webhook is None
