@@ -63,6 +63,7 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
@@ -182,6 +183,14 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         ledger=ledger,
         crisis_cache=crisis_cache,
         crisis_counter=CrisisCounter(people_store),
+        setup=SetupFlow(
+            people,
+            clock,
+            languages=content.locales.codes,
+            featured=content.texts.data["featured_countries"],
+            aliases=content.texts.data["country_aliases"],
+            find_place=content.places.find,
+        ),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=journal,
         dispatcher=dispatcher,

@@ -24,6 +24,7 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheet_model import Worksheet
@@ -51,6 +52,7 @@ class Services:
     ledger: MessageLedger
     crisis_cache: CrisisCache
     crisis_counter: CrisisCounter
+    setup: SetupFlow  # onboarding's and /settings' steps
     worksheets: WorksheetFlow
     journal: JournalService
     dispatcher: Dispatcher

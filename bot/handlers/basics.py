@@ -13,7 +13,7 @@ from telegram.ext import ApplicationHandlerStop
 from bot.context import Context
 from bot.core.hub import Hub
 from bot.core.router import Router
-from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, setup_state
+from bot.core.state import ONBOARDING, SetupState
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
@@ -75,13 +75,8 @@ class BasicsFeature:
             if payload and await self._payload_known(payload):
                 person.profile.pending_worksheet = payload
                 await services.people.save(person)
-            state = setup_state(person.state)
-            step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
             await say(context, chat.id, context.tx("start.resume_setup"), person=person)
-            if state is not None and state.step == "language":
-                await self.setup.ask_language(update, context, person, ONBOARDING)
-                return
-            await self.setup.ask(update, context, person, step, ONBOARDING)
+            await self.setup.resume(update, context, person)
             return
         route = self.router.start_payload(payload) if payload else None
         if route is not None:
