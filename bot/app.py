@@ -63,6 +63,7 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.record_flow import RecordFlow
 from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
@@ -164,6 +165,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     deliveries = DeliveryStore(db)
     journal = JournalService(JournalStore(db), deliveries, clock, keys)
     urges = UrgeService(UrgeStore(db), worksheet_data, people, clock)
+    record = RecordService(RecordStore(db), people, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
@@ -194,7 +196,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=journal,
         dispatcher=dispatcher,
-        record=RecordService(RecordStore(db), people, clock),
+        record=record,
+        record_flow=RecordFlow(record),
         exporter=Exporter(
             worksheet_data,
             journal,

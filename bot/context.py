@@ -24,6 +24,7 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.record_flow import RecordFlow
 from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
@@ -58,6 +59,7 @@ class Services:
     dispatcher: Dispatcher
     exporter: Exporter
     record: RecordService
+    record_flow: RecordFlow  # writing an entry: what each answer and button means
     urges: UrgeService
     # Draws /progress off the event loop (a worker process in production).
     chart: ChartRenderer
