@@ -182,9 +182,7 @@ async def test_a_typed_zone_is_checked(world: World) -> None:
 
 async def test_a_typed_time_turns_check_ins_on_and_a_pause_stays(world: World) -> None:
     await world.at("time")
-    assert await world.flow.typed(world.person, "half past twelve?!") == Retry(
-        "setup.time_unknown"
-    )
+    assert await world.flow.typed(world.person, "half past twelve?!") == Retry("setup.time_unknown")
     world.person.profile.paused = True
     assert await world.flow.typed(world.person, "7:30") == TimeSet("07:30", paused=True)
     profile = (await world.reload()).profile
