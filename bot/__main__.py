@@ -366,15 +366,15 @@ async def _webhook(settings: Settings, command: str) -> int:
 
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set")
-    if command == "set" and (settings.webhook_url is None or settings.webhook_secret is None):
+    url = settings.webhook_url
+    if command == "set" and (url is None or settings.webhook_secret is None):
         raise ConfigError("webhook set needs BOT_WEBHOOK_URL and BOT_WEBHOOK_SECRET")
     bot = Bot(settings.token, base_url=settings.api_url or "https://api.telegram.org/bot")
     try:
         async with bot:
-            if command == "set":
-                assert settings.webhook_url is not None
+            if command == "set" and url is not None:
                 await bot.set_webhook(
-                    settings.webhook_url,
+                    url,
                     secret_token=settings.webhook_secret,
                     max_connections=WEBHOOK_MAX_CONNECTIONS,
                     allowed_updates=list(ALLOWED_UPDATES),

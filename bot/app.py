@@ -70,6 +70,8 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.record_flow import RecordFlow
+from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheets import WorksheetService
@@ -176,6 +178,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     discretion = DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock)
     # A panic word set or changed on another replica is armed here too (change notices).
     people.refreshed.append(discretion.remember)
+    record = RecordService(RecordStore(db), people, clock)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
@@ -205,10 +208,19 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         ledger=ledger,
         crisis_cache=crisis_cache,
         crisis_counter=CrisisCounter(people_store, metrics),
+        setup=SetupFlow(
+            people,
+            clock,
+            languages=content.locales.codes,
+            featured=content.texts.data["featured_countries"],
+            aliases=content.texts.data["country_aliases"],
+            find_place=content.places.find,
+        ),
         worksheets=WorksheetFlow(worksheet_data, people, ledger),
         journal=journal,
         dispatcher=dispatcher,
-        record=RecordService(RecordStore(db), people, clock),
+        record=record,
+        record_flow=RecordFlow(record),
         exporter=Exporter(
             worksheet_data,
             journal,

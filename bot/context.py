@@ -25,6 +25,8 @@ from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.progress_chart import ChartRenderer
 from bot.services.record import RecordService
+from bot.services.record_flow import RecordFlow
+from bot.services.setup_flow import SetupFlow
 from bot.services.urge import UrgeService
 from bot.services.worksheet_flow import WorksheetFlow
 from bot.services.worksheet_model import Worksheet
@@ -52,11 +54,13 @@ class Services:
     ledger: MessageLedger
     crisis_cache: CrisisCache
     crisis_counter: CrisisCounter
+    setup: SetupFlow  # onboarding's and /settings' steps
     worksheets: WorksheetFlow
     journal: JournalService
     dispatcher: Dispatcher
     exporter: Exporter
     record: RecordService
+    record_flow: RecordFlow  # writing an entry: what each answer and button means
     urges: UrgeService
     # Draws /progress off the event loop (a worker process in production).
     chart: ChartRenderer

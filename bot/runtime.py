@@ -168,7 +168,8 @@ class Runtime:
         """Updates arrive by POST (bot/webhook.py); `python -m bot webhook set` tells
         Telegram where. Each person's updates hold their lock across replicas."""
         settings = self.settings
-        assert settings.webhook_url is not None and settings.webhook_secret is not None
+        if settings.webhook_url is None or settings.webhook_secret is None:
+            raise ConfigError("webhook mode needs BOT_WEBHOOK_URL and BOT_WEBHOOK_SECRET")
         processor = app.update_processor
         if isinstance(processor, CrisisFirstUpdateProcessor):
             processor.chat_guard = lambda chat_id: db.person_lock(pseudonym(pseudonym_key, chat_id))

@@ -24,7 +24,7 @@ from typing import Any
 from bot.clock import ShiftedClock
 from bot.config import Settings
 from bot.crypto import MasterKey, random_key
-from bot.emulator import BotApiEmulator, SentMessage
+from bot.emulator import BotApiEmulator, SentDocument, SentMessage
 from bot.keys import write_key_file
 from bot.logs import configure_logging
 from bot.runtime import Runtime
@@ -99,7 +99,7 @@ class Terminal:
             label = "edited" if before is not None else "bot"
             print(f"\n[{label} #{message.message_id}]")
             if message.document is not None:
-                print(f"  {self._save(message)}")
+                print(f"  {self._save(message.document)}")
                 for line in (message.document.caption or "").splitlines():
                     print(f"  {line}")
             for line in (message.text or "").splitlines():
@@ -112,10 +112,8 @@ class Terminal:
                 numbers.append(number)
                 print(f"  [{number}] {text}")
 
-    def _save(self, message: SentMessage) -> str:
+    def _save(self, document: SentDocument) -> str:
         """Keep a file the bot sent where the person can open it, as a phone would."""
-        document = message.document
-        assert document is not None
         size = f"{len(document.data)} bytes"
         if self.exports is None:
             return f"(file: {document.filename}, {size})"

@@ -13,13 +13,13 @@ from telegram.ext import ApplicationHandlerStop
 from bot.context import Context
 from bot.core.hub import Hub
 from bot.core.router import Router
-from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, setup_state
+from bot.core.state import ONBOARDING, SetupState
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.handlers import privacy
 from bot.handlers.common import current_person, is_private, remember, say
 from bot.handlers.setup import SetupFeature
 from bot.services.discretion import CoverHolds
-from bot.services.people import UnreadableDataError
+from bot.services.people import Person, UnreadableDataError
 from bot.views.conversation import menu_buttons
 
 log = logging.getLogger(__name__)
@@ -61,9 +61,7 @@ class BasicsFeature:
                 user.id, chat.id, SetupState("country", ONBOARDING).encode()
             )
             await remember(services, person, update.effective_message)
-            if payload and await self._payload_known(payload):
-                person.profile.pending_worksheet = payload
-                await services.people.save(person)
+            await self._keep_for_later(context, person, payload)
             await say(context, chat.id, context.tx("start.welcome"), person=person)
             await self.setup.begin(update, context, person)
             return
@@ -72,16 +70,9 @@ class BasicsFeature:
             await services.people.update_chat(person, chat.id)
             await self.hub.schedule_changed(context, person)
         if not person.profile.onboarded:
-            if payload and await self._payload_known(payload):
-                person.profile.pending_worksheet = payload
-                await services.people.save(person)
-            state = setup_state(person.state)
-            step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
+            await self._keep_for_later(context, person, payload)
             await say(context, chat.id, context.tx("start.resume_setup"), person=person)
-            if state is not None and state.step == "language":
-                await self.setup.ask_language(update, context, person, ONBOARDING)
-                return
-            await self.setup.ask(update, context, person, step, ONBOARDING)
+            await self.setup.resume(update, context, person)
             return
         route = self.router.start_payload(payload) if payload else None
         if route is not None:
@@ -89,8 +80,11 @@ class BasicsFeature:
             return
         await say(context, chat.id, context.tx("start.welcome_back"), person=person)
 
-    async def _payload_known(self, payload: str) -> bool:
-        return self.router.start_payload(payload) is not None
+    async def _keep_for_later(self, context: Context, person: Person, payload: str) -> None:
+        """A deep link opened before onboarding ended: it opens once onboarding is done."""
+        if payload and self.router.start_payload(payload) is not None:
+            person.profile.pending_worksheet = payload
+            await context.services.people.save(person)
 
     async def guide(self, update: Update, context: Context) -> None:
         chat = update.effective_chat

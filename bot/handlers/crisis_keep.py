@@ -91,14 +91,15 @@ async def journal_reply(
     return True
 
 
-async def _drop_keep_rows(message: Message | None) -> None:
-    """After the choice, the message keeps every button but the choice's own."""
+async def drop_from_reply(message: Message | None, prefix: str) -> None:
+    """Once one of the rows `add_under_reply` added is used, the crisis reply (or the
+    check) keeps every button but those whose callback data starts with `prefix`."""
     if message is None or message.reply_markup is None:
         return
     rows = [
         row
         for row in message.reply_markup.inline_keyboard
-        if not any(str(b.callback_data).startswith(KeepButton.PREFIX + ":") for b in row)
+        if not any(str(b.callback_data).startswith(prefix + ":") for b in row)
     ]
     with contextlib.suppress(BadRequest):
         await message.edit_reply_markup(reply_markup=InlineKeyboardMarkup(rows) if rows else None)
@@ -114,7 +115,7 @@ class CrisisKeepFeature:
         if person is None:
             return
         tx = context.tx
-        await _drop_keep_rows(pressed_message(update))
+        await drop_from_reply(pressed_message(update), KeepButton.PREFIX)
         held = take(person.profile, data.message_id)
         if held is None:
             await tell(context, person, tx("crisis_capture.gone"))

@@ -1,13 +1,13 @@
 """Onboarding (/start) and /settings: country, time zone, daily check-in, discretion.
 
-Both walk the same steps; the stored state `setup:<step>:<mode>` says which step waits for
-typed input and whether to go on to the next step (onboarding) or back to the menu
-(settings). Buttons carry the choice itself, so a stale button still does the right thing.
+Which step comes next, what a typed answer means and every change a step makes are decided
+by bot/services/setup_flow.py (`SetupFlow`, the rules written there); this module sends
+what it decides, fires the hub's hooks it names, and keeps the one settings message.
 """
 
 from __future__ import annotations
 
-from datetime import time
+import functools
 
 from telegram import Update
 from telegram.error import BadRequest
@@ -28,7 +28,6 @@ from bot.core.state import (
     SETTINGS,
     SETUP_PREFIX,
     SETUP_STEPS,
-    SetupState,
     WorksheetState,
     decode_state,
     setup_state,
@@ -47,18 +46,24 @@ from bot.handlers.common import (
 from bot.locales import endonym
 from bot.services import geo, local_format
 from bot.services.people import Person
-from bot.services.schedule import is_valid_timezone, parse_local_time
+from bot.services.setup_flow import (
+    SETTINGS_STEPS,
+    AskNext,
+    CountrySet,
+    Finish,
+    Retry,
+    Safety,
+    TimeSet,
+    ZoneFound,
+    ZoneSet,
+)
 from bot.views import Rows
 from bot.views.settings import (
-    DAY_KEYS,
-    country_buttons,
     days_view,
     discreet_buttons,
     language_view,
-    safety_buttons,
+    question_view,
     settings_view,
-    time_buttons,
-    zone_buttons,
 )
 
 
@@ -80,36 +85,42 @@ class SetupFeature:
     # --- entry points -------------------------------------------------------------------
 
     async def begin(self, update: Update, context: Context, person: Person) -> None:
-        locales = context.services.content.locales
-        telegram = locales.supported(context.telegram_language)
-        if person.profile.language is None and telegram is not None:
-            # Kept with the profile: daily prompts are sent from a job, with no update.
-            person.profile.language = telegram
-            await context.services.people.save(person)
-            context.bind(person)
-        elif person.profile.language is None and len(locales.codes) > 1:
+        telegram = context.services.content.locales.supported(context.telegram_language)
+        before = person.profile.language
+        first = await context.services.setup.start(person, telegram)
+        if person.profile.language != before:
+            context.bind(person)  # the language Telegram said, kept
+        if first == "language":
             # Telegram did not say, or said a language we do not serve: ask, once.
             await self.ask_language(update, context, person, ONBOARDING)
             return
-        await self.ask(update, context, person, "country", ONBOARDING)
+        await self.ask(update, context, person, first, ONBOARDING)
+
+    async def resume(self, update: Update, context: Context, person: Person) -> None:
+        """/start before onboarding ended: the step it stopped at, asked again."""
+        state = setup_state(person.state)
+        if state is not None and state.step == "language":
+            await self.ask_language(update, context, person, ONBOARDING)
+            return
+        step = state.step if state is not None and state.step in SETUP_STEPS else SETUP_STEPS[0]
+        await self.ask(update, context, person, step, ONBOARDING)
 
     async def ask_language(
         self, update: Update, context: Context, person: Person, mode: str
     ) -> None:
-        await context.services.people.set_state(person, SetupState("language", mode).encode())
+        await context.services.setup.ask(person, "language", mode)
         text, rows = language_view(context.tx, context.services.content.locales.choices())
         await self._question(update, context, person, mode, text, rows)
 
     async def on_language_button(
         self, update: Update, context: Context, data: LanguageButton
     ) -> None:
-        found = await self._person_and_mode(update, context, "language")
-        if found is None or data.value not in context.services.content.locales.codes:
+        person = await current_person(update, context)
+        if person is None:
             return
-        person, mode = found
-        person.profile.language = data.value
-        person.state = ""
-        await context.services.people.save(person)
+        mode = context.services.setup.mode_of(person, "language")
+        if not await context.services.setup.set_language(person, data.value):
+            return
         context.bind(person)  # this reply, and every one after it, in the new language
         await self.hub.wording_changed(context, person)  # the chat's "/" menu too
         if mode == SETTINGS:
@@ -120,8 +131,7 @@ class SetupFeature:
     async def show_settings(
         self, update: Update, context: Context, person: Person, *, lead: str = ""
     ) -> None:
-        if setup_state(person.state) is not None:
-            person.state = ""  # cancel a pending step (saved with the panel's id below)
+        context.services.setup.leave_pending(person)  # saved with the panel's id below
         p = person.profile
         country = country_name(context, p.country) if p.country else None
         waiting = p.active_worksheet in context.services.content.worksheets
@@ -167,35 +177,24 @@ class SetupFeature:
         if not shown:
             sent = await say(context, person.chat_id, text, person=person, buttons=rows)
             shown = sent.message_id
-        person.profile.settings_message = shown
-        await context.services.people.save(person)  # the id, and the step left, if any
+        await context.services.setup.note_panel(person, shown)
 
     # --- asking -------------------------------------------------------------------------
 
     async def ask(
         self, update: Update, context: Context, person: Person, step: str, mode: str
     ) -> None:
-        tx = context.tx
-        if step == "country":
-            await context.services.people.set_state(person, SetupState("country", mode).encode())
-            featured: list[str] = context.services.content.texts.data["featured_countries"]
-            rows = country_buttons(tx, [(c, country_name(context, c)) for c in featured])
-            await self._question(update, context, person, mode, tx("setup.ask_country"), rows)
-        elif step == "timezone":
-            await self._ask_timezone(update, context, person, mode)
-        elif step == "time":
-            await context.services.people.set_state(person, SetupState("time", mode).encode())
-            if mode == SETTINGS:
-                # They chose to change the time: not "would you like check-ins?" again.
-                rows = time_buttons(tx, off=tx("setup.btn_daily_off_settings"))
-                text = tx("setup.ask_time_settings")
-            else:
-                rows, text = time_buttons(tx), tx("setup.ask_time")
-            await self._question(update, context, person, mode, text, rows)
-        elif step == "safety":
-            await context.services.people.set_state(person, SetupState("safety", mode).encode())
-            rows = safety_buttons(tx)
-            await self._question(update, context, person, mode, tx("setup.ask_safety"), rows)
+        asked = await context.services.setup.ask(person, step, mode)
+        if isinstance(asked, ZoneFound):
+            label = geo.zone_label(asked.zone, context.language, country=person.profile.country)
+            text = context.tx("setup.timezone_auto", timezone=label)
+            await say(context, person.chat_id, text, person=person)
+            await self.hub.schedule_changed(context, person)
+            await self.next_step(update, context, person, "timezone", mode)
+            return
+        name = functools.partial(country_name, context)
+        text, rows = question_view(context.tx, asked, name, context.language)
+        await self._question(update, context, person, mode, text, rows)
 
     async def _question(
         self, update: Update, context: Context, person: Person, mode: str, text: str, rows: Rows
@@ -206,45 +205,19 @@ class SetupFeature:
         else:
             await say(context, person.chat_id, text, person=person, buttons=rows or None)
 
-    async def _ask_timezone(
-        self, update: Update, context: Context, person: Person, mode: str
-    ) -> None:
-        tx = context.tx
-        country = person.profile.country
-        year = context.services.clock().year
-        zones = geo.distinct_zones(country, year) if country else ()
-        if len(zones) == 1 and mode == ONBOARDING:
-            person.profile.timezone = zones[0].name
-            await context.services.people.save(person)
-            label = geo.zone_label(zones[0].name, context.language, country=country)
-            await say(
-                context, person.chat_id, tx("setup.timezone_auto", timezone=label), person=person
-            )
-            await self.hub.schedule_changed(context, person)
-            await self.next_step(update, context, person, "timezone", mode)
-            return
-        await context.services.people.set_state(person, SetupState("timezone", mode).encode())
-        choices = geo.main_zones(country, year) if country else ()
-        rows = zone_buttons(choices, country, context.language)
-        key = "setup.ask_timezone_choice" if choices else "setup.ask_timezone_typed"
-        await self._question(update, context, person, mode, tx(key), rows)
-
     async def next_step(
         self, update: Update, context: Context, person: Person, done: str, mode: str, lead: str = ""
     ) -> None:
-        if mode == SETTINGS:
+        after = context.services.setup.after(done, mode)
+        if isinstance(after, AskNext):
+            await self.ask(update, context, person, after.step, mode)
+        elif isinstance(after, Finish):
+            await self.finish_onboarding(update, context, person)
+        else:
             await self.show_settings(update, context, person, lead=lead)
-            return
-        index = SETUP_STEPS.index(done) + 1
-        if index < len(SETUP_STEPS):
-            await self.ask(update, context, person, SETUP_STEPS[index], mode)
-            return
-        await self.finish_onboarding(update, context, person)
 
     async def finish_onboarding(self, update: Update, context: Context, person: Person) -> None:
-        person.profile.onboarded = True
-        person.state = ""
-        await context.services.people.save(person)
+        await context.services.setup.finish_onboarding(person)
         await self.hub.schedule_changed(context, person)  # check-ins start only from here
         for hook in self.hub.after_onboarding:
             if await hook(update, context, person):
@@ -254,33 +227,12 @@ class SetupFeature:
     # --- typed answers ------------------------------------------------------------------
 
     async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
-        state = setup_state(person.state) or SetupState("")
-        step, mode = state.step, state.mode
-        if not person.profile.onboarded:
-            mode = ONBOARDING  # e.g. "Set my country" from a crisis reply mid-onboarding
-        tx = context.tx
-        if step == "country":
-            aliases: dict[str, str] = context.services.content.texts.data["country_aliases"]
-            code = geo.find_country(text, aliases) or context.services.content.places.find(text)
-            if code is None:
-                await say(context, person.chat_id, tx("setup.country_unknown"), person=person)
-                return
-            await self._set_country(update, context, person, code, mode)
-        elif step == "timezone":
-            zone = geo.find_timezone(text, person.profile.country, context.services.clock())
-            if zone is None or not is_valid_timezone(zone):
-                await say(context, person.chat_id, tx("setup.timezone_unknown"), person=person)
-                return
-            await self._set_timezone(update, context, person, zone, mode)
-        elif step == "time":
-            parsed = parse_local_time(text)
-            if parsed is None:
-                await say(context, person.chat_id, tx("setup.time_unknown"), person=person)
-                return
-            await self._set_time(update, context, person, parsed, mode)
+        mode = context.services.setup.mode_of(person)
+        outcome = await context.services.setup.typed(person, text)
+        if isinstance(outcome, Retry):
+            await say(context, person.chat_id, context.tx(outcome.key), person=person)
         else:
-            # Waiting for a button (the safety question): say so instead of guessing.
-            await say(context, person.chat_id, tx("setup.use_buttons"), person=person)
+            await self._changed(update, context, person, outcome, mode)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -290,93 +242,67 @@ class SetupFeature:
         person = await current_person(update, context)
         if person is None:
             return None
-        state = setup_state(person.state)
-        mode = state.mode if state is not None and state.step == step else SETTINGS
-        if not person.profile.onboarded and mode == SETTINGS:
-            mode = ONBOARDING
-        return person, mode
+        return person, context.services.setup.mode_of(person, step)
 
     async def on_country_button(
         self, update: Update, context: Context, data: CountryButton
     ) -> None:
-        arg = data.value
         found = await self._person_and_mode(update, context, "country")
         if found is None:
             return
         person, mode = found
-        if arg == "skip":
-            person.profile.country = None
-            await context.services.people.save(person)
+        if data.value == "skip":
+            await context.services.setup.skip_country(person)
             await self.next_step(update, context, person, "country", mode)
-            return
-        if arg not in geo.country_names():
-            return
-        await self._set_country(update, context, person, arg, mode)
+        elif data.value in geo.country_names():
+            outcome = await context.services.setup.set_country(person, data.value, mode)
+            await self._changed(update, context, person, outcome, mode)
 
     async def on_timezone_button(self, update: Update, context: Context, data: ZoneButton) -> None:
-        arg = data.value
         found = await self._person_and_mode(update, context, "timezone")
-        if found is None or not is_valid_timezone(arg):
+        if found is None:
             return
         person, mode = found
-        await self._set_timezone(update, context, person, arg, mode)
+        outcome = await context.services.setup.set_zone(person, data.value)
+        if outcome is not None:
+            await self._changed(update, context, person, outcome, mode)
 
     async def on_time_button(self, update: Update, context: Context, data: TimeButton) -> None:
-        arg = data.value
         found = await self._person_and_mode(update, context, "time")
         if found is None:
             return
         person, mode = found
-        if arg == "off":
-            person.profile.daily_enabled = False
-            await context.services.people.save(person)
-            await self.hub.schedule_changed(context, person)
-            if mode == ONBOARDING:  # "Not now" is heard, not passed over in silence
-                await replace_or_say(
-                    context, update, context.tx("setup.no_daily_ack"), person=person
-                )
-            lead = context.tx("settings.daily_turned_off")
-            await self.next_step(update, context, person, "time", mode, lead)
+        if data.value != "off":
+            outcome = await context.services.setup.set_time(person, data.value)
+            if outcome is not None:
+                await self._changed(update, context, person, outcome, mode)
             return
-        parsed = parse_local_time(arg)
-        if parsed is None:
-            return
-        await self._set_time(update, context, person, parsed, mode)
+        await context.services.setup.daily_off(person)
+        await self.hub.schedule_changed(context, person)
+        if mode == ONBOARDING:  # "Not now" is heard, not passed over in silence
+            await replace_or_say(context, update, context.tx("setup.no_daily_ack"), person=person)
+        lead = context.tx("settings.daily_turned_off")
+        await self.next_step(update, context, person, "time", mode, lead)
 
     async def on_safety_button(self, update: Update, context: Context, data: SafetyButton) -> None:
-        arg = data.value
         found = await self._person_and_mode(update, context, "safety")
         if found is None:
             return
         person, mode = found
         tx = context.tx
-        pressed = pressed_message(update)
-        state = setup_state(person.state)
-        if state is None or state.step != "safety":
-            # Used once already: an old offer's buttons do nothing (and lose their buttons).
-            await strip_buttons(pressed)
+        # Pressed once, the offer's buttons go (an old offer's buttons do nothing).
+        await strip_buttons(pressed_message(update))
+        outcome = await context.services.setup.safety(person, data.value)
+        if outcome is None or outcome is Safety.STALE:
             return
-        await strip_buttons(pressed)
-        if arg == "yes":
-            person.profile.shared_device = True
-            await context.services.people.save(person)
-            rows = discreet_buttons(tx)
+        if outcome is Safety.ADVICE:
             advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
-            await say(context, person.chat_id, advice, person=person, buttons=rows)
+            await say(context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx))
             return
-        if arg == "no":
-            person.profile.shared_device = False
-        elif arg == "discreet":
-            person.profile.discreet = True
-            person.profile.neutral_wording = True
-            person.profile.silent = True
-        elif arg != "later":
-            return
-        await context.services.people.save(person)
-        if arg == "discreet":
+        if outcome is Safety.DISCREET:
             await self.hub.wording_changed(context, person)
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
-        elif arg == "later":
+        elif outcome is Safety.LATER:
             await replace_or_say(context, update, tx("setup.discreet_later_ack"), person=person)
         await self.next_step(update, context, person, "safety", mode)
 
@@ -387,119 +313,81 @@ class SetupFeature:
         person = await current_person(update, context)
         if person is None:
             return
-        p = person.profile
-        tx = context.tx
-        if arg in ("country", "tz", "time"):
-            step = {"country": "country", "tz": "timezone", "time": "time"}[arg]
-            await self.ask(update, context, person, step, SETTINGS)
-            return
-        if arg == "days":
+        if arg in SETTINGS_STEPS:
+            await self.ask(update, context, person, SETTINGS_STEPS[arg], SETTINGS)
+        elif arg == "days":
             await self._show_days(update, context, person)
-            return
-        if arg == "language":
+        elif arg == "language":
             await self.ask_language(update, context, person, SETTINGS)
-            return
-        if arg == "forget":
+        elif arg == "forget":
             await privacy.ask_to_forget(update, context, person)
-            return
-        if arg == "close":
+        elif arg == "close":
             # Every tap was saved as it happened: closing says how to come back, nothing more.
-            await replace_or_say(context, update, tx("settings.closed"), person=person)
-            person.profile.settings_message = 0
-            await context.services.people.save(person)
-            return
-        toggles = {
-            "pause": "paused",
-            "neutral": "neutral_wording",
-            "silent": "silent",
-            "discreet": "discreet",
-        }
-        name, _, value = arg.partition(":")
-        if name in toggles and value in ("on", "off"):
-            # The button says which value it sets, so a double tap or a stale menu cannot
-            # flip a setting back.
-            setattr(p, toggles[name], value == "on")
-            await context.services.people.save(person)
-            if name == "pause":
+            await replace_or_say(context, update, context.tx("settings.closed"), person=person)
+            await context.services.setup.close_settings(person)
+        elif arg == "menu":
+            await self.show_settings(update, context, person)
+        else:
+            toggled = await context.services.setup.toggle(person, arg)
+            if toggled is None:
+                return
+            if toggled.schedule:
                 await self.hub.schedule_changed(context, person)
-            if name == "neutral":
+            if toggled.wording:
                 await self.hub.wording_changed(context, person)
-        elif arg != "menu":
-            return
-        await self.show_settings(update, context, person)
+            await self.show_settings(update, context, person)
 
     async def on_day_button(self, update: Update, context: Context, data: DayButton) -> None:
-        arg = data.value
         person = await current_person(update, context)
         if person is None:
             return
-        if arg == "done":
+        if data.value == "done":
             await self.hub.schedule_changed(context, person)
             await self.show_settings(update, context, person)
-            return
-        if arg not in DAY_KEYS:
-            return
-        day = DAY_KEYS.index(arg)
-        days = set(person.profile.daily_days)
-        days.symmetric_difference_update({day})
-        person.profile.daily_days = tuple(sorted(days))
-        await context.services.people.save(person)
-        await self.hub.schedule_changed(context, person)  # "Done" may never be pressed
-        await self._show_days(update, context, person)
-
-    # --- changes ------------------------------------------------------------------------
-
-    async def _set_country(
-        self, update: Update, context: Context, person: Person, code: str, mode: str
-    ) -> None:
-        changed = person.profile.country != code
-        person.profile.country = code
-        zones = geo.zones_for(code)
-        if changed and person.profile.timezone not in {z.name for z in zones}:
-            # The old zone belongs to another country: ask again rather than keep a wrong one.
-            person.profile.timezone = None
-        await context.services.people.save(person)
-        name = country_name(context, code)
-        if mode == ONBOARDING:
-            text = context.tx("setup.country_set", country=name)
-            await replace_or_say(context, update, text, person=person)
-        if person.profile.timezone is None or (mode == ONBOARDING and changed):
-            await self._ask_timezone(update, context, person, mode)
-            return
-        lead = context.tx("settings.country_changed", country=name)
-        await self.next_step(update, context, person, "country", mode, lead)
-
-    async def _set_timezone(
-        self, update: Update, context: Context, person: Person, zone: str, mode: str
-    ) -> None:
-        person.profile.timezone = zone
-        await context.services.people.save(person)
-        await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        label = geo.zone_label(zone, context.language, country=person.profile.country)
-        if mode == ONBOARDING:
-            text = context.tx("setup.timezone_set", timezone=label)
-            await replace_or_say(context, update, text, person=person)
-        lead = context.tx("settings.zone_changed", timezone=label)
-        await self.next_step(update, context, person, "timezone", mode, lead)
-
-    async def _set_time(
-        self, update: Update, context: Context, person: Person, value: time, mode: str
-    ) -> None:
-        tx = context.tx
-        person.profile.daily_time = value.strftime("%H:%M")
-        person.profile.daily_enabled = True
-        # A pause stays a pause: someone may have paused because it is not safe right now.
-        await context.services.people.save(person)
-        await self.hub.schedule_changed(context, person)  # before any reply that could fail
-        paused = person.profile.paused
-        shown = local_format.hh_mm(person.profile.daily_time, context.formats)
-        if mode == ONBOARDING:
-            key = "setup.time_set_paused" if paused else "setup.time_set"
-            await replace_or_say(context, update, tx(key, time=shown), person=person)
-        key = "settings.time_changed_paused" if paused else "settings.time_changed"
-        lead = tx(key, time=shown)
-        await self.next_step(update, context, person, "time", mode, lead)
+        elif await context.services.setup.toggle_day(person, data.value):
+            await self.hub.schedule_changed(context, person)  # "Done" may never be pressed
+            await self._show_days(update, context, person)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
         text, rows = days_view(context.tx, person.profile.daily_days)
         await replace_or_say(context, update, text, person=person, buttons=rows)
+
+    # --- what a change says -------------------------------------------------------------
+
+    async def _changed(
+        self,
+        update: Update,
+        context: Context,
+        person: Person,
+        outcome: CountrySet | ZoneSet | TimeSet,
+        mode: str,
+    ) -> None:
+        """After a country, zone or time is set (typed or pressed): onboarding says what
+        was set; the next step (or the menu, with the change on top) follows."""
+        tx = context.tx
+        if isinstance(outcome, CountrySet):
+            name = country_name(context, outcome.code)
+            if mode == ONBOARDING:
+                await replace_or_say(
+                    context, update, tx("setup.country_set", country=name), person=person
+                )
+            if outcome.ask_zone:
+                await self.ask(update, context, person, "timezone", mode)
+                return
+            lead, done = tx("settings.country_changed", country=name), "country"
+        elif isinstance(outcome, ZoneSet):
+            await self.hub.schedule_changed(context, person)  # before any reply that could fail
+            label = geo.zone_label(outcome.zone, context.language, country=person.profile.country)
+            if mode == ONBOARDING:
+                text = tx("setup.timezone_set", timezone=label)
+                await replace_or_say(context, update, text, person=person)
+            lead, done = tx("settings.zone_changed", timezone=label), "timezone"
+        else:
+            await self.hub.schedule_changed(context, person)  # before any reply that could fail
+            shown = local_format.hh_mm(outcome.daily_time, context.formats)
+            if mode == ONBOARDING:
+                key = "setup.time_set_paused" if outcome.paused else "setup.time_set"
+                await replace_or_say(context, update, tx(key, time=shown), person=person)
+            key = "settings.time_changed_paused" if outcome.paused else "settings.time_changed"
+            lead, done = tx(key, time=shown), "time"
+        await self.next_step(update, context, person, done, mode, lead)

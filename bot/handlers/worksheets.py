@@ -1,22 +1,22 @@
 """/worksheets, /resume and the worksheet flow: one question at a time, resumable.
 
 The rules (what typed text answers, finishing, deleting, discreet mode) are written down in
-bot/services/worksheet_flow.py, which decides; this module sends what it decides.
+bot/services/worksheet_flow.py, which decides; this module sends what it decides. What a
+worksheet shows (list, intro, question, end, review) is bot/handlers/worksheet_screens.py.
 """
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Sequence
 from dataclasses import replace
 
-from telegram import InlineKeyboardMarkup, Message, Update
+from telegram import Message, Update
 from telegram.error import BadRequest
 
 from bot.context import Context
 from bot.core.callbacks import CrisisButton, WorksheetButton
 from bot.core.hub import Hub
-from bot.core.state import WORKSHEET_PREFIX, WorksheetState, worksheet_state
+from bot.core.state import WORKSHEET_PREFIX
+from bot.handlers import worksheet_screens as screens
 from bot.handlers.common import (
     current_person,
     delete_and_forget,
@@ -25,21 +25,19 @@ from bot.handlers.common import (
     private_command_person,
     release,
     replace_or_say,
-    strip_buttons,
     tell,
 )
 from bot.handlers.crisis import ensure_reply
-from bot.handlers.crisis_keep import add_under_reply, keep_row
+from bot.handlers.crisis_keep import add_under_reply, drop_from_reply, keep_row
 from bot.handlers.export import export_command, send_export
-from bot.handlers.tidy import hide_row, remove_soon
-from bot.services.crisis_capture import SAFETY_PLAN, Capture, decide
+from bot.handlers.tidy import remove_soon
+from bot.services.crisis_capture import Capture
 from bot.services.people import Person
 from bot.services.worksheet_flow import (
     AddedToPrevious,
     Gone,
     HeldBack,
     NotKept,
-    Opening,
     Reopen,
     Saved,
 )
@@ -47,30 +45,6 @@ from bot.services.worksheet_model import Worksheet
 from bot.views import worksheets as views
 
 DEEP_LINK_PREFIX = "ws_"
-
-
-async def _leave_step(
-    context: Context, person: Person, pressed: Message | None = None, extra: Sequence[int] = ()
-) -> None:
-    """Done with the current step's messages (the flow says which go); `extra` goes too."""
-    flow = context.services.worksheets
-    ids = [*extra, *flow.leave_step(person, pressed.message_id if pressed else None)]
-    if not person.profile.discreet:
-        await strip_buttons(pressed)
-    await delete_and_forget(context, person, ids)
-
-
-async def _drop_our_buttons(message: Message | None) -> None:
-    """After Continue or Pause, the crisis reply keeps only its own buttons."""
-    if message is None or message.reply_markup is None:
-        return
-    rows = [
-        row
-        for row in message.reply_markup.inline_keyboard
-        if not any(views.is_ours(b.callback_data) for b in row)
-    ]
-    with contextlib.suppress(BadRequest):
-        await message.edit_reply_markup(reply_markup=InlineKeyboardMarkup(rows) if rows else None)
 
 
 class WorksheetsFeature:
@@ -84,72 +58,9 @@ class WorksheetsFeature:
         hub.router.on_edit(self.on_edit)
         hub.after_onboarding.append(self.after_onboarding)
 
-    # --- showing ----------------------------------------------------------------------
-
-    async def show_list(self, context: Context, person: Person, lead: str = "") -> None:
-        overview = [
-            (context.local(w), r) for w, r in await context.services.worksheets.overview(person)
-        ]
-        text, buttons = views.list_view(context.tx, overview, lead)
-        await tell(context, person, text, buttons)
-
-    async def show_question(
-        self, context: Context, person: Person, ws: Worksheet, position: int, *, lead: str = ""
-    ) -> None:
-        """Send the question at `position` and make it the step that typed text answers."""
-        flow, tx = context.services.worksheets, context.tx
-        ws = context.local(ws)
-        shown_before = flow.shown_before(person, ws)
-        await _leave_step(context, person)
-        if position >= ws.question_count:
-            await flow.finish(person, ws)
-            answered = await self._answered(context, person, ws)
-            buttons = views.finished_buttons(tx, ws, answered=answered)
-            await tell(context, person, ws.closing, buttons)
-            return
-        answer = await flow.answer(person, ws, position)
-        view = views.question_view(tx, ws, position, answer.parts, lead=lead)
-        answered = bool(answer.parts)
-        buttons = views.step_buttons(tx, ws, position, answered=answered, clear=answered)
-        quotes = ws.id if answered else None
-        sent = await tell(context, person, view, buttons, protect=answered, quotes=quotes)
-        step = WorksheetState(ws.id, sent.message_id, position=position, previous=shown_before)
-        await flow.shown(person, ws, step)
-
-    async def open_worksheet(self, context: Context, person: Person, ws: Worksheet) -> None:
-        tx = context.tx
-        ws = context.local(ws)
-        opening = await context.services.worksheets.opening(person, ws)
-        if opening.kind is Opening.NEW:
-            await tell(
-                context,
-                person,
-                views.intro_view(ws, tx, discreet=person.profile.discreet),
-                views.intro_buttons(tx, ws),
-            )
-        elif opening.kind is Opening.FINISHED:
-            text = tx("worksheets.finished_already", title=ws.title)
-            answered = await self._answered(context, person, ws)
-            buttons = views.finished_buttons(tx, ws, again=True, answered=answered)
-            await tell(context, person, text, buttons)
-        else:
-            lead = tx("worksheets.resumed")
-            await self.show_question(context, person, ws, opening.position, lead=lead)
-
-    async def _answered(self, context: Context, person: Person, ws: Worksheet) -> bool:
-        answers = await context.services.worksheets.answers(person, ws.id)
-        return any(answer.parts for answer in answers.values())
-
-    async def _open_by_id(self, context: Context, person: Person, worksheet_id: str) -> None:
-        worksheet = context.services.worksheets.get(worksheet_id)
-        if worksheet is None:
-            await self.show_list(context, person, lead=context.tx("worksheets.unknown"))
-            return
-        await self.open_worksheet(context, person, worksheet)
-
     async def pause_step(self, context: Context, person: Person) -> None:
         """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
-        await _leave_step(context, person)
+        await screens.leave_step(context, person)
         await context.services.worksheets.pause(person)
 
     # --- commands ---------------------------------------------------------------------
@@ -157,7 +68,7 @@ class WorksheetsFeature:
     async def list_command(self, update: Update, context: Context) -> None:
         person = await private_command_person(update, context)
         if person is not None:
-            await self.show_list(context, person)
+            await screens.show_list(context, person)
 
     async def resume_command(self, update: Update, context: Context) -> None:
         person = await private_command_person(update, context)
@@ -167,12 +78,12 @@ class WorksheetsFeature:
         waiting = await context.services.worksheets.in_progress(person)
         active = [w for w in waiting if w.id == person.profile.active_worksheet]
         if active or len(waiting) == 1:
-            await self.open_worksheet(context, person, (active or waiting)[0])
+            await screens.open_worksheet(context, person, (active or waiting)[0])
         elif waiting:
             buttons = views.open_buttons([context.local(w) for w in waiting])
             await tell(context, person, tx("worksheets.resume_choose"), buttons)
         else:
-            await self.show_list(context, person, lead=tx("worksheets.resume_none"))
+            await screens.show_list(context, person, lead=tx("worksheets.resume_none"))
 
     # --- typed answers and edits ------------------------------------------------------
 
@@ -181,7 +92,10 @@ class WorksheetsFeature:
         if message is None:
             return
         flow, tx = context.services.worksheets, context.tx
-        capture = self._capture(context, person, text)
+        capture = flow.capture(
+            person, context.crisis, text, context.services.content.detector.covers,
+            held_back=context.crisis_quiet,
+        )  # fmt: skip
         if capture is not Capture.KEEP_QUIETLY:
             await ensure_reply(update, context)  # a held-back check goes out after all
         outcome = await flow.receive(person, message.message_id, text, capture)
@@ -200,9 +114,9 @@ class WorksheetsFeature:
                 context, person, outcome.worksheet, outcome.position, saved=False
             )
         elif isinstance(outcome, Gone):
-            await self.show_list(context, person, lead=tx("worksheets.unknown"))
+            await screens.show_list(context, person, lead=tx("worksheets.unknown"))
         elif isinstance(outcome, Reopen):
-            await self.open_worksheet(context, person, outcome.worksheet)
+            await screens.open_worksheet(context, person, outcome.worksheet)
         elif isinstance(outcome, AddedToPrevious):
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
@@ -221,14 +135,6 @@ class WorksheetsFeature:
                 saved_id = await self._acknowledge(context, person, outcome, quiet=quiet)
                 step = replace(step, saved_message=saved_id)
             await flow.shown(person, outcome.worksheet, step)
-
-    def _capture(self, context: Context, person: Person, text: str) -> Capture:
-        """What crisis_capture decides for this answer; the safety plan's quiet line only
-        when the check really was held back for it."""
-        step = worksheet_state(person.state)
-        in_plan = step is not None and step.worksheet_id == SAFETY_PLAN and context.crisis_quiet
-        detector = context.services.content.detector
-        return decide(context.crisis, text, detector.covers, safety_plan=in_plan)
 
     async def _acknowledge(
         self, context: Context, person: Person, saved: Saved, *, quiet: bool = False
@@ -274,13 +180,13 @@ class WorksheetsFeature:
     async def on_deep_link(
         self, update: Update, context: Context, person: Person, payload: str
     ) -> None:
-        await self._open_by_id(context, person, payload.removeprefix(DEEP_LINK_PREFIX))
+        await screens.open_by_id(context, person, payload.removeprefix(DEEP_LINK_PREFIX))
 
     async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
         pending = await context.services.worksheets.take_pending(person)
         if pending is None:
             return False
-        await self._open_by_id(context, person, pending.removeprefix(DEEP_LINK_PREFIX))
+        await screens.open_by_id(context, person, pending.removeprefix(DEEP_LINK_PREFIX))
         return True
 
     # --- buttons ----------------------------------------------------------------------
@@ -304,30 +210,30 @@ class WorksheetsFeature:
         elif action == "open":
             if person.profile.discreet:
                 await release(context, person, pressed)  # the list, with its titles
-            await self.open_worksheet(context, person, worksheet)
+            await screens.open_worksheet(context, person, worksheet)
         elif action == "go":
             await release(context, person, pressed)
             position = await flow.begin(person, worksheet)
             if position is None:
-                await self.open_worksheet(context, person, worksheet)
+                await screens.open_worksheet(context, person, worksheet)
             else:
-                await self.show_question(context, person, worksheet, position)
+                await screens.show_question(context, person, worksheet, position)
         elif action in ("next", "back", "clr"):
             await self._step(context, person, worksheet, action, n, pressed)
         elif action == "cont":
-            await _drop_our_buttons(pressed)
+            await drop_from_reply(pressed, WorksheetButton.PREFIX)
             position = await flow.continue_at(person, worksheet)
             if position is None:
-                await self.open_worksheet(context, person, worksheet)
+                await screens.open_worksheet(context, person, worksheet)
             else:
-                await self.show_question(context, person, worksheet, position)
+                await screens.show_question(context, person, worksheet, position)
         elif action == "again":
             if await flow.again(person, worksheet):
-                await self.show_question(context, person, worksheet, 0)
+                await screens.show_question(context, person, worksheet, 0)
             else:
-                await self.open_worksheet(context, person, worksheet)
+                await screens.open_worksheet(context, person, worksheet)
         elif action == "rev":
-            await self._review(context, person, worksheet, n, pressed)
+            await screens.review(context, person, worksheet, n, pressed)
         elif action == "del":
             text = tx("worksheets.delete_confirm", title=worksheet.title)
             await tell(context, person, text, views.delete_buttons(tx, worksheet))
@@ -353,9 +259,9 @@ class WorksheetsFeature:
             await send_export(context, person, pdf=action == "pdf")
         else:
             if action == "cpause":
-                await _drop_our_buttons(pressed)
+                await drop_from_reply(pressed, WorksheetButton.PREFIX)
                 pressed = None
-            await _leave_step(context, person, pressed)
+            await screens.leave_step(context, person, pressed)
             await context.services.worksheets.pause(person)
             await tell(context, person, context.tx("worksheets.paused"))
 
@@ -380,31 +286,12 @@ class WorksheetsFeature:
         if action == "clr":
             written = await flow.clear_answer(person, ws, position)
             # The pressed view quotes the answer just cleared, so it goes in either mode.
-            await _leave_step(
+            await screens.leave_step(
                 context, person, extra=[*written, pressed.message_id if pressed else 0]
             )
-            await self.show_question(context, person, ws, position)
+            await screens.show_question(context, person, ws, position)
             return
         target = position + 1 if action == "next" else position - 1
-        await _leave_step(context, person, pressed)
+        await screens.leave_step(context, person, pressed)
         await flow.go_to(person, ws, target)
-        await self.show_question(context, person, ws, target)
-
-    async def _review(
-        self, context: Context, person: Person, ws: Worksheet, page: int, pressed: Message | None
-    ) -> None:
-        tx = context.tx
-        ws = context.local(ws)
-        answers = await context.services.worksheets.answers(person, ws.id)
-        pages = views.review_pages(tx, ws, answers)
-        if page >= max(len(pages), 1):
-            return
-        if page > 0:
-            # Pressed on the page before: it is read, so it goes (discreet) or loses its buttons.
-            await release(context, person, pressed)
-        if not pages:
-            await tell(context, person, tx("worksheets.review_empty"))
-            return
-        # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
-        buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
-        await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)
+        await screens.show_question(context, person, ws, target)

@@ -362,7 +362,8 @@ class CrisisDetector:
                 if guessed and marked[start:end] == text[start:end]:
                     continue  # no guessed word in it: the plain reading has it already
                 category = entry.category
-                assert category is not None
+                if category is None:  # a role's entry (shield, past...), sorted out above
+                    continue
                 tier = entry.compiled.tier or category.tier
                 # A match that needed a typo guess is a weak match: ask, don't alarm.
                 sentence = bisect.bisect_right(offsets, start) - 1

@@ -173,7 +173,8 @@ def parse_theme(raw: Mapping[str, Mapping[str, object]]) -> dict[str, DecoyVoice
 
         def texts(name: str, voice: Mapping[str, object] = voice) -> tuple[str, ...]:
             value = voice[name]
-            assert isinstance(value, list)
+            if not isinstance(value, list):
+                raise TypeError(f"decoys: {name} is not a list (run validate first)")
             return tuple(str(item).strip() for item in value)
 
         voices[code] = DecoyVoice(

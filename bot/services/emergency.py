@@ -150,7 +150,8 @@ def parse_emergency(raw: object) -> dict[str, Emergency]:
     book: dict[str, Emergency] = {}
     for code, entry in raw["countries"].items():
         checked = _date(entry["checked"])
-        assert checked is not None, "run validate_emergency first"
+        if checked is None:
+            raise TypeError(f"{code}: no checked date (run validate_emergency first)")
         note = entry.get("note")
         book[code] = Emergency(
             code=code,

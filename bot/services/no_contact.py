@@ -112,8 +112,8 @@ def no_contact(marks: Iterable[Mark], *, now: datetime, zone: ZoneInfo) -> NoCon
 
     def close(until: date) -> None:
         nonlocal run_from
-        assert run_from is not None
-        _add(current, DayStretch(run_from, until))
+        if run_from is not None:  # always, while running
+            _add(current, DayStretch(run_from, until))
         run_from = None
 
     for mark in ordered:

@@ -239,7 +239,8 @@ class UrgeService:
         now = self.now()
         claimed: list[tuple[Due, bool]] = []
         for row in await self.store.due_follow_ups(_ts(now), limit):
-            assert row.follow_up_due is not None
+            if row.follow_up_due is None:
+                continue  # the store selects only rows with a due time
             if await self.store.claim_follow_up(row.urge_id, row.follow_up_due):
                 fresh = now - _dt(row.follow_up_due) <= FOLLOW_UP_STALE
                 claimed.append((Due(row.person_id, row.urge_id), fresh))
@@ -287,7 +288,8 @@ class UrgeService:
 
     async def claim_offer(self, row: DraftRow, *, postpone: bool) -> bool:
         """Take a due offer: cleared (it is being sent), or moved a day on (a paused person)."""
-        assert row.offer_due is not None
+        if row.offer_due is None:
+            return False  # nothing is due: nothing to take
         to = row.offer_due + 86_400 if postpone else None
         if postpone:
             # Never in the past: a long downtime would otherwise postpone it into a loop.

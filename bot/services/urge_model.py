@@ -160,7 +160,8 @@ def read_progress(events: Iterable[UrgeEvent], *, now: datetime) -> Reading:
         better.add("fewer")
     elif -diff >= _COUNT_DIFF and previous.count <= current.count * _COUNT_RATIO:
         worse.add("more")
-    assert current.mean_strength is not None and previous.mean_strength is not None
+    if current.mean_strength is None or previous.mean_strength is None:
+        return reading("too_little")  # no strengths to compare (counted events have them)
     step = current.mean_strength - previous.mean_strength
     if step <= -_STRENGTH_DIFF:
         better.add("weaker")

@@ -34,12 +34,13 @@ How answering works, as a person sees it:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 
 from bot.core.state import WorksheetState, worksheet_state
-from bot.services.crisis_capture import Capture, Held, hold
+from bot.services.crisis import CrisisMatch
+from bot.services.crisis_capture import SAFETY_PLAN, Capture, Held, decide, hold
 from bot.services.ledger import MessageLedger
 from bot.services.people import PeopleService, Person
 from bot.services.worksheet_model import Worksheet
@@ -240,6 +241,21 @@ class WorksheetFlow:
         await self._people.set_state(person, "")
 
     # --- typed answers --------------------------------------------------------------
+
+    @staticmethod
+    def capture(
+        person: Person,
+        match: CrisisMatch | None,
+        text: str,
+        covers: Callable[[str], bool],
+        *,
+        held_back: bool,
+    ) -> Capture:
+        """What crisis_capture decides for an answer that triggered `match`; the safety
+        plan's quiet line only when the check really was `held_back` for it."""
+        step = worksheet_state(person.state)
+        in_plan = step is not None and step.worksheet_id == SAFETY_PLAN and held_back
+        return decide(match, text, covers, safety_plan=in_plan)
 
     async def receive(
         self, person: Person, message_id: int, text: str, capture: Capture = Capture.KEEP

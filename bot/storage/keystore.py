@@ -239,7 +239,8 @@ class KeyStore:
             (handle, row_id, row_id),
         )
         found = await self.find(handle)
-        assert found is not None
+        if found is None:  # inserted or already there: only a broken database lands here
+            raise RuntimeError("identity row missing right after it was written")
         return found
 
     async def destroy_identity(self, row_id: str) -> None:
@@ -333,7 +334,8 @@ class KeyStore:
                 (person_id, self._master.wrap(key, person_id), int(time.time())),
             )
         stored = await self.data_key(person_id)
-        assert stored is not None
+        if stored is None:  # inserted or already there: only a broken database lands here
+            raise RuntimeError("data key missing right after it was written")
         return stored
 
     async def destroy_data_key(self, person_id: str) -> None:
@@ -411,7 +413,8 @@ class KeyStore:
                     "run `keys rotate` again with the old key, then retire"
                 )
             staged = await tx.fetch_one("SELECT check_value, pseudonym_key FROM next_master")
-            assert staged is not None
+            if staged is None:
+                raise RotationError("no staged key: run `keys rotate` first")
             await tx.execute(f"DELETE FROM {_CURRENT}")  # noqa: S608 - constant table
             await tx.execute(
                 f"INSERT INTO {_CURRENT} (person_id, wrapped, created_at)"  # noqa: S608 - constant tables
@@ -429,5 +432,6 @@ class KeyStore:
 
 async def _scalar(tx: Tx, sql: str) -> int:
     row = await tx.fetch_one(sql)
-    assert row is not None
+    if row is None:  # an aggregate always returns a row
+        raise RuntimeError("no row from an aggregate query")
     return int(row[0])

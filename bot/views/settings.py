@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.core import callbacks as cb
+from bot.core.state import SETTINGS
 from bot.services import geo
 from bot.services.geo import Zone
 from bot.services.people import ALL_DAYS, Profile
+from bot.services.setup_flow import DAY_KEYS, Question
 from bot.texts import Tx
 from bot.views import Button, Rows
 
-DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
 
 
@@ -35,6 +36,26 @@ def time_buttons(tx: Tx, *, off: str | None = None) -> Rows:
     times: list[Button] = [(t, cb.TimeButton(t).encode()) for t in SUGGESTED_TIMES]
     label = off or tx("setup.btn_no_daily")
     return [times[:3], times[3:], [(label, cb.TimeButton("off").encode())]]
+
+
+def question_view(
+    tx: Tx, q: Question, country_name: Callable[[str], str], language: str
+) -> tuple[str, Rows]:
+    """An onboarding or settings step's question (not the language's: `language_view`).
+    `country_name`: a code's name as shown; `language`: the zone labels' language."""
+    if q.step == "country":
+        rows = country_buttons(tx, [(c, country_name(c)) for c in q.countries])
+        return tx("setup.ask_country"), rows
+    if q.step == "timezone":
+        key = "setup.ask_timezone_choice" if q.zones else "setup.ask_timezone_typed"
+        return tx(key), zone_buttons(q.zones, q.country, language)
+    if q.step == "time":
+        if q.mode == SETTINGS:
+            # They chose to change the time: not "would you like check-ins?" again.
+            off = tx("setup.btn_daily_off_settings")
+            return tx("setup.ask_time_settings"), time_buttons(tx, off=off)
+        return tx("setup.ask_time"), time_buttons(tx)
+    return tx("setup.ask_safety"), safety_buttons(tx)
 
 
 def safety_buttons(tx: Tx) -> Rows:

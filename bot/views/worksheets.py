@@ -229,7 +229,3 @@ def delete_buttons(tx: Tx, worksheet: Worksheet) -> Rows:
         [(tx("worksheets.btn_delete_yes"), _ws("delok", worksheet))],
         [(tx("worksheets.btn_delete_no"), _ws("delno", worksheet))],
     ]
-
-
-def is_ours(callback_data: object) -> bool:
-    return isinstance(callback_data, str) and callback_data.startswith(WorksheetButton.PREFIX + ":")

@@ -254,3 +254,16 @@ def test_a_store_built_in_a_handler_is_caught() -> None:
     assert construction_violations([("bot.handlers.x", BOT / "x.py", tree)])
     tree = ast.parse("def f():\n    from bot.app import StApp\n")
     assert lazy_import_violations([("bot.handlers.x", BOT / "x.py", tree)])
+
+
+def test_no_production_asserts() -> None:
+    # `python -O` strips them, so they cannot guard anything; narrowing is done with a real
+    # check and a clear error. The emulator is test machinery and may assert.
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for path in sorted(BOT.rglob("*.py"))
+        if "emulator" not in path.parts
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Assert)
+    ]
+    assert found == []

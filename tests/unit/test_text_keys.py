@@ -4,7 +4,9 @@ than a person's chat.
 Keys are found in the source itself: every string literal shaped like a dotted key whose
 first part is one of the texts' namespaces ("start.welcome", also when passed on, as in
 `missing="start.not_started"`), and every f-string that starts with one ("days.{key}"),
-which must be the beginning of at least one key.
+which must be the beginning of at least one key. The first argument of any call to `tx`
+(`context.tx("...")`, `tx(...)` in views) is a key whatever it starts with, so a key
+in a namespace that does not exist ("no.such.key") is caught too.
 """
 
 from __future__ import annotations
@@ -26,11 +28,18 @@ def used_keys(trees: Iterable[tuple[str, ast.Module]], namespaces: set[str]) -> 
     """`where: key` for literal keys, `where: key*` for f-string prefixes."""
     found = []
     for where, tree in trees:
-        for node in ast.walk(tree):
+        for node in ast.walk(tree):  # breadth first: a call before its arguments
+            if isinstance(node, ast.Call) and _is_tx(node.func) and node.args:
+                node.args[0].__dict__["_tx_key"] = True
             if isinstance(node, ast.JoinedStr):
                 head = node.values[0] if node.values else None
                 text = head.value if isinstance(head, ast.Constant) else None
-                if isinstance(text, str) and text.split(".")[0] in namespaces and "." in text:
+                known = isinstance(text, str) and text.split(".")[0] in namespaces
+                if (
+                    isinstance(text, str)
+                    and "." in text
+                    and (known or node.__dict__.get("_tx_key"))
+                ):
                     found.append(f"{where}:{node.lineno}: {text}*")
                 for value in node.values:  # the literal parts are not keys of their own
                     value.__dict__["_in_fstring"] = True
@@ -38,12 +47,23 @@ def used_keys(trees: Iterable[tuple[str, ast.Module]], namespaces: set[str]) -> 
                 isinstance(node, ast.Constant)
                 and isinstance(node.value, str)
                 and not node.__dict__.get("_in_fstring")
-                and _KEY.fullmatch(node.value)
-                and not _FILE.fullmatch(node.value)
-                and node.value.split(".")[0] in namespaces
+                and (
+                    node.__dict__.get("_tx_key")
+                    or (
+                        _KEY.fullmatch(node.value)
+                        and not _FILE.fullmatch(node.value)
+                        and node.value.split(".")[0] in namespaces
+                    )
+                )
             ):
                 found.append(f"{where}:{node.lineno}: {node.value}")
     return found
+
+
+def _is_tx(func: ast.expr) -> bool:
+    return (isinstance(func, ast.Name) and func.id == "tx") or (
+        isinstance(func, ast.Attribute) and func.attr == "tx"
+    )
 
 
 def missing_keys(used: Iterable[str], texts: Texts) -> list[str]:
@@ -88,10 +108,14 @@ def test_a_mistyped_key_is_caught() -> None:
         'tx(f"dayz_typo.{key}")\n'
         'tx(f"settings.nope_{x}")\n'
         'open("worksheets.yaml")\n'
+        'context.tx("no.such.key")\n'
+        'tx(f"nowhere.{x}")\n'
     )
     used = used_keys([("x.py", source)], _namespaces(texts) | {"dayz_typo"})
     assert missing_keys(used, texts) == [
         "x.py:1: start.welcom",
         "x.py:4: dayz_typo.*",
         "x.py:5: settings.nope_*",
+        "x.py:7: no.such.key",
+        "x.py:8: nowhere.*",
     ]

@@ -12,10 +12,10 @@ import pytest
 
 from bot.clock import ManualClock
 from bot.core.state import WorksheetState, worksheet_state
-from bot.crypto import MasterKey
-from bot.services.crisis_capture import Capture, held_texts, take
+from bot.crypto import MasterKey, PersonCipher, random_key
+from bot.services.crisis_capture import SAFETY_PLAN, Capture, held_texts, take
 from bot.services.ledger import MessageLedger
-from bot.services.people import PeopleService, Person
+from bot.services.people import PeopleService, Person, Profile
 from bot.services.worksheet_flow import (
     AddedToPrevious,
     Gone,
@@ -260,3 +260,21 @@ async def test_a_quiet_safety_plan_answer_is_saved_at_once(world: World) -> None
     await show(world, 0, message_id=10)
     outcome = await world.flow.receive(world.person, 11, "I'd call Anna", Capture.KEEP_QUIETLY)
     assert isinstance(outcome, Saved) and outcome.count == 1
+
+
+def test_the_quiet_line_only_in_the_safety_plan_and_only_when_the_check_was_held_back() -> None:
+    detector = shared_content().detector
+    text = "I'm scared of him"
+    match = detector.detect(text)
+    person = Person("p", 1, Profile(), "", True, PersonCipher("p", random_key()))
+
+    def capture(worksheet: str, *, held_back: bool) -> Capture:
+        person.state = WorksheetState(worksheet, 5, position=0).encode()
+        return WorksheetFlow.capture(person, match, text, detector.covers, held_back=held_back)
+
+    assert capture(SAFETY_PLAN, held_back=True) is Capture.KEEP_QUIETLY
+    assert capture(SAFETY_PLAN, held_back=False) is Capture.ASK
+    assert capture("grounding", held_back=True) is Capture.ASK
+    assert (
+        WorksheetFlow.capture(person, None, text, detector.covers, held_back=True) is Capture.KEEP
+    )
