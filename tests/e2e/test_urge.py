@@ -351,7 +351,7 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
     await bot.onboard()
     pause_due_job(bot)
     await bot.send("/progress")
-    await bot.next(containing="nothing to draw yet")
+    await bot.next(containing="nothing to show yet")
     await log_urge(bot, "9", later="4")
     bot.clock.advance(timedelta(days=3))
     await log_urge(bot, "7")
