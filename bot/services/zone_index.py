@@ -258,14 +258,8 @@ def place_at(index: ZoneIndex, number: int) -> Place:
     return Place(found.zone, found.country, found.admin1, found.population, primary=False)
 
 
-def display_words(name: str, fillers: frozenset[str], *, trailing: bool) -> list[str]:
-    """A zone's name for a label: the filler words in front ("hora de", "heure de l’",
-    "Horário de") go, and, where `trailing` (English: "… Time"), those at the end; words
-    inside the name stay ("Fernando de Noronha"), and so does a trailing noun an adjective
-    needs ("Mitteleuropäische Zeit")."""
-    words = name.split()
-    while len(words) > 1 and fold(words[0]) in fillers:
-        words.pop(0)
+def _drop_leading_articles(words: list[str]) -> None:
+    """The small lower-case articles left in front ("del", "l’"), in place."""
     while words:
         head, apostrophe, rest = words[0].partition("’")
         if apostrophe and rest and head.islower() and len(head) <= 4:
@@ -274,6 +268,17 @@ def display_words(name: str, fillers: frozenset[str], *, trailing: bool) -> list
             words.pop(0)
         else:
             break
+
+
+def display_words(name: str, fillers: frozenset[str], *, trailing: bool) -> list[str]:
+    """A zone's name for a label: the filler words in front ("hora de", "heure de l’",
+    "Horário de") go, and, where `trailing` (English: "… Time"), those at the end; words
+    inside the name stay ("Fernando de Noronha"), and so does a trailing noun an adjective
+    needs ("Mitteleuropäische Zeit")."""
+    words = name.split()
+    while len(words) > 1 and fold(words[0]) in fillers:
+        words.pop(0)
+    _drop_leading_articles(words)
     while trailing and len(words) > 1 and fold(words[-1]) in fillers:
         words.pop()
     return words
@@ -287,12 +292,5 @@ def title_words(name: str, fillers: frozenset[str]) -> list[str]:
         kept = "-".join(part for part in word.split("-") if fold(part) not in fillers)
         if kept:
             words.append(kept)
-    while words:
-        head, apostrophe, rest = words[0].partition("’")
-        if apostrophe and rest and head.islower() and len(head) <= 4:
-            words[0] = rest
-        elif words[0].islower() and len(words[0]) <= 4 and len(words) > 1:
-            words.pop(0)
-        else:
-            break
+    _drop_leading_articles(words)
     return words
