@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from babel import Locale
 
 from bot.content import content_dir
 from bot.services import helpline_texts
@@ -62,12 +61,8 @@ def _fill_helplines(folder: Path, english: list[str], language: str) -> None:
 
 
 def _urge_rules(filled: dict[str, Any], own: Mapping[str, Any], language: str) -> None:
-    """The urge file's own rules (bot/services/urge_texts.py) on markers: twelve month
-    names, and each `_neutral` twin opening with `urge.label`."""
-    chart = filled.get("progress", {}).get("chart")
-    if chart is not None and not _has(own, ("progress", "chart", "months")):
-        names = Locale.parse(language).months["format"]["abbreviated"]
-        chart["months"] = " ".join(names[m].replace(" ", "") for m in range(1, 13))
+    """The urge file's own rule (bot/services/urge_texts.py) on markers: each `_neutral`
+    twin opening with `urge.label`."""
     label = filled["urge"]["label"]
 
     def twins(node: dict[str, Any]) -> None:

@@ -57,7 +57,7 @@ class ProgressFeature:
             await tell(context, person, tx("progress.empty"))
             return
         caption = reading_text(tx, reading)
-        rendered = await services.chart.render(data, ChartLabels.from_texts(tx))
+        rendered = await services.chart.render(data, ChartLabels.from_texts(tx, context.formats))
         message = await context.bot.send_photo(
             person.chat_id, rendered.png, caption=caption, protect_content=True
         )

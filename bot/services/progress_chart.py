@@ -24,11 +24,13 @@ import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from statistics import fmean
 from typing import Literal
 from zoneinfo import ZoneInfo
+
+from babel.dates import format_skeleton
 
 from bot.services.no_contact import DayStretch
 from bot.services.urge_model import UrgeEvent
@@ -61,34 +63,29 @@ class MoodRating:
 
 @dataclass(frozen=True)
 class ChartLabels:
-    """Every word on the image, from content so it can be translated."""
+    """Every word on the image: from content so it can be translated, the dates from CLDR
+    in the person's locale ("1 Dec", "Dec 1", "1. Dez.")."""
 
     strength: str
     later: str
     average: str
     mood: str
     stretch: str
-    months: tuple[str, ...]  # twelve abbreviations, January first
-    date_pattern: str  # with {day} and {month}: "{day} {month}"
-
-    def __post_init__(self) -> None:
-        if len(self.months) != 12:
-            raise ValueError("months needs twelve names")
+    locale: str = "en"  # a CLDR locale (Context.formats)
 
     @classmethod
-    def from_texts(cls, tx: Tx) -> ChartLabels:
+    def from_texts(cls, tx: Tx, locale: str = "en") -> ChartLabels:
         return cls(
             strength=tx("progress.chart.strength"),
             later=tx("progress.chart.later"),
             average=tx("progress.chart.average"),
             mood=tx("progress.chart.mood"),
             stretch=tx("progress.chart.stretch"),
-            months=tuple(tx("progress.chart.months").split()),
-            date_pattern=tx("progress.chart.date"),
+            locale=locale,
         )
 
     def day(self, d: date) -> str:
-        return self.date_pattern.format(day=d.day, month=self.months[d.month - 1])
+        return str(format_skeleton("MMMd", datetime.combine(d, time()), locale=self.locale))
 
 
 @dataclass(frozen=True)

@@ -67,8 +67,7 @@ TEXT_KEYS: dict[str, frozenset[str]] = {
     **_keys("nocontact", "running paused_status paused resumed checkin_line", frozenset({"day"})),
     **_keys("progress.reading", " ".join(READING_KEYS)),
     "progress.empty": _NONE,
-    **_keys("progress.chart", "strength later average mood stretch months"),
-    "progress.chart.date": frozenset({"day", "month"}),
+    **_keys("progress.chart", "strength later average mood stretch"),
 }
 
 # Messages the bot sends on its own, which a notification preview may show to someone
@@ -113,7 +112,7 @@ def validate_urge_texts(raw: object) -> list[Problem]:
             problems.append(Problem(path, f"{key} must use {want}"))
         last = key.rsplit(".", 1)[-1]
         short = last.startswith("btn_") or key.startswith("urge.trigger.")
-        short = short or (key.startswith("progress.chart.") and last != "months")
+        short = short or key.startswith("progress.chart.")
         if short and len(value) > _SHORT:
             problems.append(Problem(path, f"longer than {_SHORT} characters: keep it short"))
 
@@ -128,10 +127,6 @@ def validate_urge_texts(raw: object) -> list[Problem]:
                 f"surf steps need keys step1, step2, ... in order, at least {MIN_SURF_STEPS}",
             )
         )
-
-    months = flat.get("progress.chart.months")
-    if months and isinstance(months[1], str) and len(months[1].split()) != 12:
-        problems.append(Problem(months[0], "expected twelve month names, January first"))
 
     label = flat.get("urge.label", ((), None))[1]
     for key in LOCK_SCREEN:

@@ -23,7 +23,7 @@ from tests.conftest import USER, BotUnderTest, buttons_of, shared_content
 from tests.e2e.test_daily import join, prompts_to
 from tests.e2e.test_daily import run as run_daily
 
-LABELS = ChartLabels.from_texts(shared_content().texts)
+LABELS = ChartLabels.from_texts(shared_content().texts, "en_GB")  # the UK person the tests onboard
 STRENGTH = "How strong is the pull"
 CHECK_BACK = "How strong is the pull now"
 OFFER = "Would you like to take the next few minutes with me"

@@ -44,7 +44,7 @@ def _warm() -> None:
 
 @pytest.fixture(scope="module")
 def labels() -> ChartLabels:
-    return ChartLabels.from_texts(load_content().texts)
+    return ChartLabels.from_texts(load_content().texts, "en_GB")
 
 
 def sample() -> ChartData:
@@ -156,9 +156,12 @@ def test_an_empty_chart_still_draws(labels: ChartLabels) -> None:
     assert chart.plotted.urges == () and chart.plotted.weekly_average == ()
 
 
-def test_labels_need_twelve_months() -> None:
-    with pytest.raises(ValueError, match="twelve"):
-        ChartLabels("a", "b", "c", "d", "e", ("Jan",), "{day} {month}")
+def test_dates_under_the_chart_are_cldrs_in_the_persons_locale() -> None:
+    day = date(2026, 12, 1)
+    assert ChartLabels("a", "b", "c", "d", "e", "en_GB").day(day) == "1 Dec"
+    assert ChartLabels("a", "b", "c", "d", "e", "en").day(day) == "Dec 1"
+    assert ChartLabels("a", "b", "c", "d", "e", "de").day(day) == "1. Dez."
+    assert ChartLabels("a", "b", "c", "d", "e", "es").day(day) == "1 dic"
 
 
 @pytest.fixture

@@ -148,8 +148,3 @@ def test_buttons_stay_short(content_copy: Path) -> None:
     edit(content_copy, "btn_next: Next", "btn_next: " + "Next " * 12)
     problems = check_content(content_copy)
     assert any("keep it short" in p for p in problems)
-
-
-def test_months_must_be_twelve(content_copy: Path) -> None:
-    edit(content_copy, "months: Jan Feb Mar", "months: Feb Mar")
-    assert any("twelve month names" in p for p in check_content(content_copy))
