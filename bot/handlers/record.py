@@ -134,6 +134,7 @@ class RecordFeature:
             crisis=False,
             writing=writing,
             has_entries=await record.has_finished(person),
+            urge_offers=person.profile.urge_offers,
         ):
             return
         entry = await record.pick_for_offer(person)

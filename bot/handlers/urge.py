@@ -34,6 +34,7 @@ from bot.handlers.common import (
 )
 from bot.handlers.crisis_keep import add_under_reply
 from bot.services.people import Person, UnreadableDataError
+from bot.services.phrases import PULL_BACK
 from bot.services.urge import UrgeService, zone_of
 from bot.services.urge_texts import surf_steps
 from bot.views.urge import (
@@ -59,7 +60,6 @@ log = logging.getLogger(__name__)
 
 JOB_NAME = "urge-due"
 TICK = timedelta(seconds=15)
-PULL_BACK = "pull_back"  # the phrase signal (content/phrases/pull_back.yaml)
 
 
 class UrgeFeature:

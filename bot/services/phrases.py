@@ -115,6 +115,11 @@ from bot.services.phrase_patterns import (
     variants,
 )
 
+# Signals are named by their files' stems (content/phrases/<signal>.yaml); these two are
+# the ones features act on: the record's look-back offer and the urge flow's offer.
+SELF_DOUBT = "self_doubt"
+PULL_BACK = "pull_back"
+
 
 class PhraseMatcher:
     def __init__(self, patterns: Iterable[Pattern]) -> None:

@@ -36,6 +36,7 @@ from bot.core.state import AMEND_STEP, RecordState, record_state
 from bot.crypto import CryptoError
 from bot.services.export import zone_of
 from bot.services.people import PeopleService, Person
+from bot.services.phrases import PULL_BACK, SELF_DOUBT
 from bot.services.record_dates import DAY, HOUR, MINUTE, NOT_SAID
 from bot.storage.record import EntryRow, FileRow, RecordStore, new_record_id
 
@@ -54,7 +55,7 @@ STEPS = (WHEN, *TEXT_STEPS, FILES)
 # MAX_FILES per entry, so one entry cannot fill the memory it is sealed in.
 MAX_FILES = 20
 # The signals (content/phrases/) that bring the look-back offer.
-OFFER_SIGNALS = frozenset({"self_doubt", "pull_back"})
+OFFER_SIGNALS = frozenset({SELF_DOUBT, PULL_BACK})
 
 
 def part_slot(entry_id: str, part_id: str) -> str:
@@ -131,14 +132,18 @@ def should_offer(
     crisis: bool,
     writing: bool,
     has_entries: bool,
+    urge_offers: bool = False,
 ) -> bool:
     """The look-back offer: only for self-doubt or the pull back, never in place of (or
-    beside) a crisis reply, never while an entry is being written, at most once a day."""
+    beside) a crisis reply, never while an entry is being written, at most once a day.
+    `urge_offers`: the urge flow offers itself for the pull back, so the look-back keeps
+    to self-doubt (two offers for one message is one too many)."""
     if crisis or writing or not enabled or not has_entries:
         return False
     if offered_on == today:
         return False
-    return not OFFER_SIGNALS.isdisjoint(signals)
+    wanted = OFFER_SIGNALS - {PULL_BACK} if urge_offers else OFFER_SIGNALS
+    return not wanted.isdisjoint(signals)
 
 
 class RecordService:

@@ -164,6 +164,21 @@ def test_the_offer_waits(change: dict[str, object]) -> None:
     assert not should_offer(frozenset(OFFER_SIGNALS), **values)  # type: ignore[arg-type]
 
 
+def test_the_pull_back_is_the_urge_flows_while_it_offers_itself() -> None:
+    values = {
+        "enabled": True,
+        "offered_on": None,
+        "today": "2026-12-01",
+        "crisis": False,
+        "writing": False,
+        "has_entries": True,
+    }
+    pull, doubt = frozenset({"pull_back"}), frozenset({"self_doubt"})
+    assert not should_offer(pull, urge_offers=True, **values)  # type: ignore[arg-type]
+    assert should_offer(pull, urge_offers=False, **values)  # type: ignore[arg-type]
+    assert should_offer(doubt, urge_offers=True, **values)  # type: ignore[arg-type]
+
+
 # --- codecs and sealing --------------------------------------------------------------------
 
 
