@@ -281,9 +281,6 @@ class DailyFeature:
             reply_to = quoted.message_id
         if person.state and reply_to is None:
             return False  # a pending question gets free text, never the journal
-        words = context.services.content.words
-        if context.crisis is not None and words.crisis_only(text, _is_crisis(context)):
-            return False  # "help" alone is a call for help, not a journal entry
         # An explicit reply to a check-in is a journal entry even mid-worksheet.
         prompt_id = await context.services.journal.prompt_for(
             person, reply_to, only_replies=bool(person.state)
@@ -386,11 +383,6 @@ class DailyFeature:
             daily_on=schedule_of(person.profile) is not None,
             language=context.formats,
         )
-
-
-def _is_crisis(context: Context) -> Callable[[str], bool]:
-    detector = context.services.content.detector
-    return lambda text: detector.detect(text) is not None
 
 
 def _prompts(context: Context) -> dict[str, str]:

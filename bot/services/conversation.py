@@ -1,15 +1,15 @@
 """The words people use to steer a conversation: what a whole message means, if anything.
 
 Data: `conversation_words` in content/texts/conversation.yaml (intents per language, polite
-words, crisis fillers); this module reads it, checks it, and answers three questions:
+words); this module reads it, checks it, and answers two questions:
 
 - `intent(text)`: is the whole message one of the words ("stop", "¿qué puedes hacer?",
   "hi Steady", "danke schön")? Compared after the crisis detector's `normalize`, in every
   language at once (people switch languages, and settings may not match what they type).
   Only a whole message counts: "I can't stop thinking" is not "stop".
 - `wordless(text)`: emoji, punctuation, nothing else ("😭😭", "...", "👍").
-- `crisis_only(text)`: a crisis word and nothing of the person's own ("help", "sos",
-  "I need help please", "danger"): never a journal entry.
+
+What is "only a crisis word" (never kept) is bot/services/crisis_capture.py's one rule.
 
 A content schema (bot/content.py loads it): it imports no other logic.
 """
@@ -17,7 +17,7 @@ A content schema (bot/content.py loads it): it imports no other logic.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -58,7 +58,6 @@ def _phrases(values: Iterable[str]) -> set[str]:
 class Words:
     intents: Mapping[str, Intent]  # normalised whole message -> intent
     polite: frozenset[str]  # normalised words or phrases that may stand around an intent
-    fillers: frozenset[str]  # normalised words around a crisis word
 
     @classmethod
     def from_data(cls, raw: Mapping[str, Any]) -> Words:
@@ -68,11 +67,7 @@ class Words:
                 for phrase in _phrases(values):
                     intents[phrase] = Intent(name)
         polite = _phrases(v for values in raw["polite"].values() for v in values)
-        fillers: set[str] = set()
-        for values in raw["crisis_fillers"].values():
-            for phrase in _phrases(values):
-                fillers.update(phrase.split())
-        return cls(intents, frozenset(polite), frozenset(fillers))
+        return cls(intents, frozenset(polite))
 
     def intent(self, text: str) -> Intent | None:
         for form in _forms(text):
@@ -96,19 +91,6 @@ class Words:
                     words, changed = words[:-size], True
                     break
         return " ".join(words)
-
-    def crisis_only(self, text: str, is_crisis: Callable[[str], bool]) -> bool:
-        """A crisis word (or two) and filler: nothing the person would want to keep."""
-        if not is_crisis(text):
-            return False
-        forms = _forms(text)
-        if not forms:
-            return True  # a crisis emoji alone (🆘): no words of their own
-        for form in forms:
-            rest = [w for w in form.split() if w not in self.fillers]
-            if not rest or (len(rest) <= 2 and is_crisis(" ".join(rest))):
-                return True
-        return False
 
 
 def wordless(text: str) -> bool:
@@ -163,6 +145,5 @@ def validate_words(raw: object) -> list[Problem]:
                     other = seen.setdefault(phrase, str(name))
                     if other != name:
                         problems.append(Problem(path, f"{phrase!r} is also under {other!r}"))
-    for key in ("polite", "crisis_fillers"):
-        lists(raw.get(key), ("conversation_words", key))
+    lists(raw.get("polite"), ("conversation_words", "polite"))
     return problems

@@ -74,30 +74,6 @@ def test_wordless() -> None:
     assert not wordless("ok 👍") and not wordless("   ") and not wordless("3")
 
 
-def is_crisis(text: str) -> bool:
-    return CONTENT.detector.detect(text) is not None
-
-
-@pytest.mark.parametrize(
-    "text", ["help", "HELP!!", "ayuda", "sos", "danger", "I need help please", "🆘", "au secours"]
-)
-def test_a_crisis_word_alone_is_crisis_only(text: str) -> None:
-    assert WORDS.crisis_only(text, is_crisis)
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "he hit me again last night",
-        "I was in danger last night and I got out",
-        "thanks for the help with the worksheet yesterday",
-        "today was fine",
-    ],
-)
-def test_a_sentence_of_their_own_is_not_crisis_only(text: str) -> None:
-    assert not WORDS.crisis_only(text, is_crisis)
-
-
 def test_validation_names_gaps_and_collisions() -> None:
     raw = {
         "intents": {
@@ -105,8 +81,7 @@ def test_validation_names_gaps_and_collisions() -> None:
             "cancel": {"en": ["Halt!"]},
             "nonsense": {"en": ["x"]},
         },
-        "polite": {"en": ["please"]},
-        "crisis_fillers": {"en": ["me"], "xx": ["y"]},
+        "polite": {"en": ["please"], "xx": ["y"]},
     }
     messages = [p.message for p in validate_words(raw)]
     assert any("'halt' is also under 'stop'" in m for m in messages)

@@ -36,6 +36,7 @@ def capture(detector: CrisisDetector, text: str, *, safety_plan: bool = False) -
         "Help!!",
         "help me please",
         "I need help",
+        "I need help please",
         "ayuda",
         "socorro",
         "au secours",
