@@ -22,6 +22,21 @@ class StorageError(Exception):
     """The database could not be opened or migrated."""
 
 
+def pending(migrations: Sequence[tuple[int, str]], applied: Iterable[int]) -> list[tuple[int, str]]:
+    """The migrations a database still needs, in order: every number it has not applied,
+    not only those above its highest (a branch's lower number merged after a higher one
+    ran must still run). A number the database has and this code does not know means a
+    newer Steady migrated it: refused, since this code would misread its tables."""
+    done = set(applied)
+    unknown = sorted(done - {version for version, _ in migrations})
+    if unknown:
+        raise StorageError(
+            f"the database has migration(s) {', '.join(map(str, unknown))} that this version "
+            "does not know: a newer Steady opened it; run that version or restore a backup"
+        )
+    return [(version, sql) for version, sql in migrations if version not in done]
+
+
 class Row(Protocol):
     """A result row: `row["column"]` or `row[0]` (sqlite3.Row and asyncpg.Record both)."""
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import aiosqlite
 
-from bot.storage.backend import Backend, Dialect, Row, StorageError, Tx
+from bot.storage.backend import Backend, Dialect, Row, StorageError, Tx, pending
 
 __all__ = ["Database", "Row", "SqliteTx", "StorageError", "make_private"]
 
@@ -121,11 +121,8 @@ class Database(Backend):
         await self.conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)"
         )
-        row = await self.fetch_one("SELECT MAX(version) AS v FROM schema_version")
-        current = int(row["v"]) if row is not None and row["v"] is not None else 0
-        for version, sql in migrations:
-            if version <= current:
-                continue
+        rows = await self.fetch_all("SELECT version FROM schema_version")
+        for version, sql in pending(migrations, (int(row["version"]) for row in rows)):
             async with self.transaction() as tx:
                 for statement in split_statements(sql):
                     await tx.execute(statement)

@@ -33,6 +33,7 @@ from bot.storage.backend import (
     StorageError,
     Subscription,
     Tx,
+    pending,
 )
 from bot.storage.database import split_statements
 from bot.storage.dialect import to_postgres
@@ -263,10 +264,8 @@ class PostgresDatabase(Backend):
             await conn.execute(
                 "CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)"
             )
-            current = await conn.fetchval("SELECT MAX(version) FROM schema_version")
-            for version, sql in migrations:
-                if current is not None and version <= current:
-                    continue
+            rows = await conn.fetch("SELECT version FROM schema_version")
+            for version, sql in pending(migrations, (int(row["version"]) for row in rows)):
                 for statement in split_statements(sql):
                     await conn.execute(statement)
                 await conn.execute("INSERT INTO schema_version (version) VALUES ($1)", version)
