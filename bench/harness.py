@@ -140,7 +140,9 @@ def dispatcher_of(runtime: Runtime) -> Dispatcher:
 
 
 def write_profile(profiler: cProfile.Profile, path: Path) -> None:
-    """The top 30 by own time, then by cumulative time."""
+    """The top 30 by own time, then by cumulative time; the raw stats beside it (.pstats),
+    for `python -m pstats` to show callers."""
+    profiler.dump_stats(path.with_suffix(".pstats"))
     text = io.StringIO()
     stats = pstats.Stats(profiler, stream=text).sort_stats("tottime")
     stats.print_stats(30)
