@@ -1,11 +1,9 @@
 """Daily-prompt benchmarks, by hand: `python -m bench.bench_daily all` (docs/performance.md).
 
-Every measurement runs in its own process, and the Bot API emulator in yet another, so
-the bot's CPU time and peak RSS are its own:
+Every measurement runs in its own process, and the Bot API emulator in yet another
+(bench/harness.py), so the bot's CPU time and peak RSS are its own:
 
     seed DIR --people N        people due at one instant, written straight into storage
-    emulator --users N         the emulator on 127.0.0.1; prints its URL, then on stdin EOF
-                               prints what it saw (rates per second, per chat)
     throughput DIR [--dry]     one dispatch pass over everyone, throttle off; --dry replaces
                                the HTTP send with a stub (the dispatcher's own cost)
     startup DIR --mode M       start-up time and RSS: ours (one job) or naive (one
@@ -20,40 +18,41 @@ import argparse
 import asyncio
 import cProfile
 import datetime as dt
-import io
 import json
 import logging
 import os
-import pstats
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections import deque
 from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from bench.harness import (
+    FIRST_USER,
+    ROOT,
+    TOKEN,
+    EmulatorProcess,
+    dispatcher_of,
+    write_profile,
+)
 from bot.clock import ManualClock
 from bot.config import Settings
 from bot.content import load_content
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
-from bot.emulator import BotApiEmulator, SentMessage
-from bot.handlers.daily import JOB_NAME
 from bot.runtime import Runtime
-from bot.services.delivery import Claim, Dispatcher, schedule_of
+from bot.services.delivery import Claim, schedule_of
 from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.services.schedule import next_occurrence
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS
 
-TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
-FIRST_USER = 10_000_000
 # (zone, local time) pairs that all fall on DUE: a realistic mix, due in the same minute.
 ZONES = (
     ("Europe/London", "07:30"),
@@ -63,7 +62,6 @@ ZONES = (
     ("Asia/Tokyo", "16:30"),
     ("Africa/Lagos", "08:30"),
 )
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def rss_mb() -> float:
@@ -162,94 +160,6 @@ def settings_for(directory: Path, api_url: str) -> Settings:
     )
 
 
-# --- the emulator in its own process --------------------------------------------------
-
-
-class Seen:
-    """What the emulator saw: send times overall and per chat (monotonic seconds)."""
-
-    def __init__(self) -> None:
-        self.times: list[float] = []
-        self.per_chat: dict[int, list[float]] = {}
-
-    def __call__(self, message: SentMessage, event: str) -> None:
-        if event != "sent":
-            return
-        now = time.monotonic()
-        self.times.append(now)
-        self.per_chat.setdefault(message.chat_id, []).append(now)
-
-    def summary(self) -> dict[str, Any]:
-        times = self.times
-        if len(times) < 2:
-            return {"messages": len(times)}
-        span = times[-1] - times[0]
-        # The limiter's bucket starts full: its first second may hold a burst. The rate
-        # after that second is the one it holds for as long as there is work.
-        later = [t for t in times if t >= times[0] + 1.0]
-        later_span = later[-1] - later[0] if len(later) > 1 else 0.0
-        return {
-            "messages": len(times),
-            "span_s": span,
-            # n-1 intervals between n sends: the rate the limiter allowed.
-            "rate_per_s": (len(times) - 1) / span if span else float("inf"),
-            "rate_after_first_s": (len(later) - 1) / later_span if later_span else None,
-            "in_first_s": len(times) - len(later),
-            "max_in_any_1s": max_in_window(times, 1.0),
-            "max_per_chat_in_any_1s": max(max_in_window(t, 1.0) for t in self.per_chat.values()),
-            "chats": len(self.per_chat),
-        }
-
-
-def max_in_window(times: list[float], width: float) -> int:
-    window: deque[float] = deque()
-    best = 0
-    for t in times:
-        window.append(t)
-        while window[0] <= t - width:
-            window.popleft()
-        best = max(best, len(window))
-    return best
-
-
-async def serve_emulator(users: int) -> None:
-    emu = BotApiEmulator(keep_per_chat=2, record_calls=False)
-    for n in range(users):
-        emu.add_user(FIRST_USER + n)
-    seen = Seen()
-    emu.add_listener(seen)
-    await emu.start()
-    print(emu.base_url, flush=True)
-    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.read)
-    await emu.stop()
-    result = seen.summary()
-    result["cpu_s"] = time.process_time()
-    print(json.dumps(result), flush=True)
-
-
-class EmulatorProcess:
-    def __init__(self, users: int) -> None:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bench.bench_daily", "emulator", "--users", str(users)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            cwd=ROOT,
-        )
-        assert self.proc.stdout is not None
-        self.url = self.proc.stdout.readline().strip()
-        if not self.url:
-            raise RuntimeError("the emulator process did not start")
-
-    def finish(self) -> dict[str, Any]:
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        self.proc.stdin.close()
-        line = self.proc.stdout.readline()
-        self.proc.wait(timeout=60)
-        result: dict[str, Any] = json.loads(line)
-        return result
-
-
 # --- measurements (each in its own process) -------------------------------------------
 
 
@@ -262,12 +172,6 @@ async def started(directory: Path, url: str, *, throttle: bool) -> Runtime:
     )
     await runtime.start()
     return runtime
-
-
-def dispatcher_of(runtime: Runtime) -> Dispatcher:
-    assert runtime.services is not None
-    runtime.jobs[JOB_NAME].enabled = False  # this run is the only pass
-    return runtime.services.dispatcher
 
 
 async def measure_pass(
@@ -304,11 +208,7 @@ async def measure_pass(
         await runtime.stop()
     seen = emulator.finish()
     if profiler and profile:
-        text = io.StringIO()
-        stats = pstats.Stats(profiler, stream=text).sort_stats("tottime")
-        stats.print_stats(30)
-        stats.sort_stats("cumulative").print_stats(30)
-        profile.write_text(text.getvalue(), encoding="utf-8")  # noqa: ASYNC240 - after timing
+        write_profile(profiler, profile)  # after the timing
     return {
         "people": people,
         "dry": dry,
@@ -450,8 +350,6 @@ def main() -> None:
     p = sub.add_parser("seed")
     p.add_argument("directory", type=Path)
     p.add_argument("--people", type=int, default=100_000)
-    p = sub.add_parser("emulator")
-    p.add_argument("--users", type=int, default=0)
     for name in ("throughput", "throttled"):
         p = sub.add_parser(name)
         p.add_argument("directory", type=Path)
@@ -470,8 +368,6 @@ def main() -> None:
 
     if args.command == "seed":
         asyncio.run(seed(args.directory, args.people))
-    elif args.command == "emulator":
-        asyncio.run(serve_emulator(args.users))
     elif args.command in ("throughput", "throttled"):
         people = count_people(args.directory)
         result = asyncio.run(

@@ -215,6 +215,9 @@ class Claim:
     next_due_date: str | None
     count_line: bool = False  # the person wants their no-contact day in the check-in
     language: str | None = None  # the person's stored choice (the sender has no update)
+    # (profile_enc, chat_enc) as the claim read them: the re-read before the send can tell
+    # that nothing changed without decrypting again.
+    sealed: tuple[bytes, bytes] | None = None
 
 
 @dataclass
@@ -248,6 +251,8 @@ class _Plan:
     chat_id: int = 0
     neutral: bool = False
     silent: bool = False
+    count_line: bool = False
+    language: str | None = None
 
 
 # A day's prompt is out in the chat (it can be snoozed; skipping it skips a sent one).
@@ -493,6 +498,8 @@ class Dispatcher:
             action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)
         plan = _Plan(row, action, existing, nxt, None, chat_id, profile.neutral_wording)
         plan.silent = profile.silent
+        plan.count_line = profile.nocontact_in_checkin
+        plan.language = profile.language
         if action is Action.SEND:
             plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
         elif action is Action.RESEND:
@@ -538,6 +545,9 @@ class Dispatcher:
                 due_utc=row.next_due_utc,
                 next_due_utc=nxt_ts,
                 next_due_date=nxt_day,
+                count_line=plan.count_line,
+                language=plan.language,
+                sealed=(row.profile_enc, row.chat_enc),
             )
         return None
 
@@ -603,6 +613,11 @@ class Dispatcher:
             cipher = await self.people.cipher(claim.person_id)
             if cipher is None:
                 return None
+            if claim.sealed == (row.profile_enc, row.chat_enc):
+                # The very bytes the claim decided on (every change re-seals with a fresh
+                # nonce): schedule, skip and cover were checked then; memory's cover is not.
+                # Decrypting again was a twentieth of a prompt's CPU (docs/performance.md).
+                return None if self._in_cover(claim.person_id) else claim
             profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
