@@ -7,10 +7,12 @@ import datetime as dt
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from telegram.error import BadRequest
 
+import bot.services.delivery as delivery
 from bot.clock import ManualClock
 from bot.content import load_content
 from bot.core.telegram_text import utf16_len
@@ -311,3 +313,37 @@ async def test_a_pause_after_the_claim_stops_the_send(world: World) -> None:
     assert report.due == 2
     assert len(world.sent) == 1  # the paused person got nothing
     assert report.stopped == 1
+
+
+async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The re-read before the send compares the sealed bytes the claim decided on: equal
+    # bytes (every save re-seals with a fresh nonce) need no second decryption, and the
+    # panic cover, kept in memory, is still asked.
+    first = await world.add(1)
+    second = await world.add(2)
+    opened: list[str] = []
+    real = delivery.open_profile
+
+    def counting(cipher: Any, profile_enc: bytes, chat_enc: bytes) -> Any:
+        opened.append("open")
+        return real(cipher, profile_enc, chat_enc)
+
+    monkeypatch.setattr(delivery, "open_profile", counting)
+    covered: set[str] = set()
+
+    async def covering(claim: Claim) -> int:
+        # While the first prompt goes out, the other person goes into cover.
+        if not world.sent:
+            covered.add(second.person_id if claim.person_id == first.person_id else first.person_id)
+        world.sent.append(claim)
+        return len(world.sent)
+
+    world.clock.set(at(1, 7, 30))
+    dispatcher = world.dispatcher(covering, concurrency=1)
+    dispatcher._in_cover = lambda person_id: person_id in covered
+    report = await dispatcher.run_once()
+    assert report.due == 2
+    assert len(world.sent) == 1 and report.stopped == 1  # the one in cover got nothing
+    assert len(opened) == 2  # each row opened once, at the claim; not again before the send
