@@ -56,11 +56,11 @@ from bot.send_policy import SendPolicy
 from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.delivery import (
-    BULK_RATE,
     GRACE,
-    PAID_BROADCAST_RATE,
     Dispatcher,
     PassReport,
+    concurrency_for,
+    rate_for,
 )
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
@@ -179,6 +179,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
     # A panic word set or changed on another replica is armed here too (change notices).
     people.refreshed.append(discretion.remember)
     record = RecordService(RecordStore(db), people, clock)
+    rate = rate_for(settings.paid_broadcast)
     dispatcher = Dispatcher(
         people=people,
         store=deliveries,
@@ -194,8 +195,8 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         in_cover=cover.in_cover,
         # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
         leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
-        # Two senders with paid broadcasts share the budget: each counts on half of it.
-        send_rate=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+        send_rate=rate,
+        concurrency=concurrency_for(rate),
         observe=lambda report: observe_pass(metrics, report),
     )
     return Services(
@@ -262,19 +263,20 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     settings, content = base.settings, base.content
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
+    rate = rate_for(settings.paid_broadcast)
     processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
     # The bot parses each fetched update on its own (bot/intake.py).
     intake_bot = build_intake_bot(
         settings.token,
         base_url=settings.api_url,
-        # Enough connections for the concurrent updates' and the daily prompts' sends.
-        request=http_transport(settings.http_timeout, pool=64),
+        # Enough connections for the daily prompts' sends in flight and, beside them, the
+        # concurrent updates' replies.
+        request=http_transport(settings.http_timeout, pool=concurrency_for(rate) + 48),
         get_updates_request=http_transport(settings.http_timeout, pool=1),
         rate_limiter=SendPolicy(
             throttle=throttle,
             base_delay=backoff,
-            # Paid broadcasts: this replica's half of the paid rate (two may send at once).
-            per_second=PAID_BROADCAST_RATE / 2 if settings.paid_broadcast else BULK_RATE,
+            per_second=rate,
         ),
     )
     builder = (

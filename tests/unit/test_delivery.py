@@ -347,3 +347,10 @@ async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
     assert report.due == 2
     assert len(world.sent) == 1 and report.stopped == 1  # the one in cover got nothing
     assert len(opened) == 2  # each row opened once, at the claim; not again before the send
+
+
+def test_sends_in_flight_follow_the_rate() -> None:
+    # At the bulk rate the 16 of old; at the paid rate's half, enough for a 250 ms round
+    # trip (16 would cap one replica near 16 / 0.05 s = 320 a second, below the rate).
+    assert delivery.concurrency_for(delivery.rate_for(paid_broadcast=False)) == 16
+    assert delivery.concurrency_for(delivery.rate_for(paid_broadcast=True)) == 125
