@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -144,6 +145,7 @@ class Runtime:
         if self.settings.webhook_url is not None:
             await app.start()
             await self._serve_webhook(app, services, storage.db, pseudonym_key)
+            _freeze_start_up_heap()
             log.info("bot started (webhook)")
             return
         if app.updater is None:
@@ -154,6 +156,7 @@ class Runtime:
             drop_pending_updates=False,
         )
         await app.start()
+        _freeze_start_up_heap()
         log.info("bot started")
 
     async def _warm_up(self, chart: ChartRenderer) -> None:
@@ -202,6 +205,9 @@ class Runtime:
                 log.warning("message ids not stored yet: %s", type(exc).__name__)
 
     async def stop(self) -> None:
+        # What start-up froze may become garbage now (a test starts many runtimes in one
+        # process): back in the collector's sight.
+        gc.unfreeze()
         if self.webhook is not None:
             await self.webhook.stop()  # first: no new updates while the rest stops
             self.webhook = None
@@ -241,3 +247,12 @@ class Runtime:
             await self.storage.close()
             self.storage = None
         self._lock.release()
+
+
+def _freeze_start_up_heap() -> None:
+    """What start-up built (content, the crisis detector's patterns, CLDR data, the time-zone
+    index) lives as long as the process: moved out of the collector's sight, so a full
+    collection no longer walks it. Each such walk stalled the event loop for tens of
+    milliseconds, and a crisis reply behind it waited (docs/performance.md)."""
+    gc.collect()
+    gc.freeze()

@@ -4,6 +4,7 @@ purpose, nothing raises, and no reply is lost."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import logging
 from pathlib import Path
 
@@ -244,3 +245,14 @@ async def test_writing_again_after_blocking_reactivates(bot: BotUnderTest) -> No
     await bot.next(containing="/worksheets")
     row = await people.store.get(people.person_id(USER))
     assert row is not None and row.active
+
+
+async def test_start_up_heap_is_frozen_while_running_and_released_at_stop(
+    bot: BotUnderTest,
+) -> None:
+    # Full collections walking start-up's long-lived data stalled crisis replies by tens of
+    # milliseconds (docs/performance.md); stop hands it back to the collector.
+    assert gc.get_freeze_count() > 10_000
+    await bot.stop()
+    assert gc.get_freeze_count() == 0
+    await bot.start()  # the fixture stops it again
