@@ -83,6 +83,9 @@ class Database(Backend):
         except sqlite3.Error as exc:
             await conn.close()
             raise StorageError(f"cannot prepare {path}: {exc}") from None
+        except BaseException:  # a refused migration too: the connection's thread must end
+            await conn.close()
+            raise
         return db
 
     async def close(self) -> None:

@@ -222,6 +222,9 @@ class PostgresDatabase(Backend):
         except asyncpg.PostgresError as exc:
             await pool.close()
             raise StorageError(f"cannot prepare {db.name}: {exc}") from None
+        except BaseException:  # a refused migration too: no pool left open behind it
+            await pool.close()
+            raise
         return db
 
     async def close(self) -> None:
