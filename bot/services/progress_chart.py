@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from pathlib import Path
 from statistics import fmean
+from time import sleep
 from typing import Literal
 from zoneinfo import ZoneInfo
 
@@ -190,7 +191,15 @@ def _render(data: ChartData, labels: ChartLabels) -> RenderedChart:
     return render_png(data, labels)
 
 
-def _start_worker(cache_dir: str | None) -> None:
+# How often a worker process looks whether the bot that started it still lives.
+_ORPHAN_CHECK_SECONDS = 2.0
+
+
+def _start_worker(cache_dir: str | None, parent: int | None = None) -> None:
+    if parent is not None:
+        # A bot killed outright (kill -9, a crash) cannot stop its worker; the worker sees
+        # itself handed to another parent and leaves instead of lingering for good.
+        threading.Thread(target=_leave_when_orphaned, args=(parent,), daemon=True).start()
     if cache_dir is not None:
         # matplotlib caches its font list under MPLCONFIGDIR, read at its import. Without a
         # writable one (the Docker image has no home) it rebuilds the list in a temporary
@@ -198,6 +207,12 @@ def _start_worker(cache_dir: str | None) -> None:
         os.makedirs(cache_dir, mode=0o700, exist_ok=True)
         os.environ.setdefault("MPLCONFIGDIR", cache_dir)
     _warm_up()
+
+
+def _leave_when_orphaned(parent: int) -> None:
+    while os.getppid() == parent:
+        sleep(_ORPHAN_CHECK_SECONDS)
+    os._exit(0)
 
 
 def _warm_up() -> None:
@@ -241,7 +256,7 @@ class ChartRenderer:
                         max_workers=1,
                         mp_context=multiprocessing.get_context("spawn"),
                         initializer=_start_worker,
-                        initargs=(self._cache_dir,),
+                        initargs=(self._cache_dir, os.getpid()),
                     )
                 else:
                     self._executor = ThreadPoolExecutor(

@@ -46,6 +46,27 @@ async def _start_bot(
     return process
 
 
+def _children(pid: int) -> set[int]:
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(c) for c in (task / "children").read_text().split()}
+    return found
+
+
+def _alive(pids: set[int]) -> bool:
+    return any(Path(f"/proc/{p}").exists() for p in pids)
+
+
+async def _gone(pids: set[int], within: float = 20.0) -> bool:
+    """Whether every process in `pids` has exited within `within` seconds (polled)."""
+    deadline = asyncio.get_running_loop().time() + within
+    while _alive(pids):
+        if asyncio.get_running_loop().time() > deadline:
+            return False
+        await asyncio.sleep(0.2)
+    return True
+
+
 async def _kill(process: asyncio.subprocess.Process) -> None:
     if process.returncode is None:
         os.kill(process.pid, signal.SIGKILL)  # no shutdown, no flush: a power cut, in effect
@@ -68,8 +89,11 @@ async def test_kill_9_after_saved_loses_nothing(emulator: BotApiEmulator, tmp_pa
         await person.next(containing="Question 1 of")
         await person.send(ANSWER)
         await person.next(containing="Saved")
+        helpers = _children(process.pid)  # the chart worker and its resource tracker
         await _kill(process)
         assert process.returncode == -signal.SIGKILL
+        # A bot killed outright leaves no worker running behind it.
+        assert helpers and await _gone(helpers), helpers
 
         process = await _start_bot(emulator, data_dir, key, log)
         await person.send("/resume")
