@@ -110,12 +110,12 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         return context
 
     def bind(self, person: Person) -> None:
-        """The person behind this update is known: speak their stored choice from now on
-        (and remember it in memory for replies that cannot wait on storage)."""
+        """The person behind this update is known: speak their stored choice from now on.
+        (The in-memory `LanguageCache` already has it: PeopleService told it on load or
+        save.)"""
         locales = self.services.content.locales
         self._language = locales.resolve(person.profile.language, self.telegram_language)
         self._country = person.profile.country
-        self.services.languages.remember(person.person_id, person.profile.language)
 
     @property
     def language(self) -> str:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import shutil
-import string
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import yaml
 
 from bot.content import content_dir
+from bot.locales import placeholders
 from bot.services import helpline_texts
 from bot.services.crisis_reply import Book
 from bot.texts import DATA_KEYS
@@ -27,7 +27,7 @@ LANGUAGES = tuple(sorted(p.name for p in (content_dir() / "locales").iterdir() i
 
 
 def _marker(language: str, key: str, english: str) -> str:
-    names = [f for _, f, _, _ in string.Formatter().parse(english) if f is not None]
+    names = sorted(placeholders(english) or ())
     # Short: button labels have budgets too.
     return " ".join([f"⟦{language}:{key.rsplit('.', 1)[-1][:10]}⟧", *(f"{{{n}}}" for n in names)])
 
@@ -40,13 +40,9 @@ def _fill(english: Any, mine: Any, language: str, key: str) -> Any:
             for k, v in english.items()
             if key or k not in DATA_KEYS
         }
-    if isinstance(mine, str) and mine.strip() and _names(mine) == _names(str(english)):
+    if isinstance(mine, str) and mine.strip() and placeholders(mine) == placeholders(str(english)):
         return mine
     return _marker(language, key, str(english))
-
-
-def _names(text: str) -> set[str]:
-    return {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
 
 
 def _fill_helplines(folder: Path, english: list[str], language: str) -> None:

@@ -57,6 +57,12 @@ def _numbers(phone: str, tx: Tx) -> str:
     return f" {_t(tx, 'or')} ".join(phone.replace(" or ", "; ").split("; "))
 
 
+def describes_numbers(line: Line) -> bool:
+    """An emergency line whose name says what its numbers are for ("110 police, 112 fire
+    and ambulance"): our words, shown beside "Emergency", not a service's name."""
+    return line.kind == LineKind.EMERGENCY and line.name not in (EMERGENCY_NAME, line.phone)
+
+
 def format_line(line: Line, tx: Tx, *, emergency: bool = False, part: str | None = None) -> str:
     """One helpline line in the one format. The emergency line is labelled "Emergency",
     whatever the service calls itself; a nation's line says which nation it serves."""
@@ -77,7 +83,7 @@ def format_line(line: Line, tx: Tx, *, emergency: bool = False, part: str | None
     name = f"{line.name} ({line.about})" if line.about else line.name
     if emergency:
         name = _t(tx, "emergency_label")
-        if line.name not in (EMERGENCY_NAME, line.phone):
+        if describes_numbers(line):
             details.insert(0, line.name)  # "Triple Zero", "110 police, 112 fire and ambulance"
     elif part and part not in line.name:
         name = f"{part}: {line.name}"

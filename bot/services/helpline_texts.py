@@ -17,17 +17,11 @@ from collections.abc import Mapping
 
 from bot.core.telegram_text import MESSAGE_LIMIT
 from bot.problems import Problem
-from bot.services.crisis_reply import EMERGENCY_NAME, Book
-from bot.services.helplines import Line, LineKind
+from bot.services.crisis_reply import Book, describes_numbers
+from bot.services.helplines import Line
 
 FILE = "helplines.yaml"
 _FIELDS = ("about", "hours", "notes", "silent_option")
-
-
-def _described(line: Line) -> bool:
-    """An emergency line whose name says what its numbers are for: words to translate
-    (shown beside "Emergency"), not a service's name."""
-    return line.kind == LineKind.EMERGENCY and line.name not in (EMERGENCY_NAME, line.phone)
 
 
 def english_strings(book: Book) -> list[str]:
@@ -35,7 +29,7 @@ def english_strings(book: Book) -> list[str]:
     seen: dict[str, None] = {}
     for country in book.helplines.values():
         for line in country.lines:
-            if _described(line):
+            if describes_numbers(line):
                 seen[line.name] = None
             for name in _FIELDS:
                 value = getattr(line, name)
@@ -80,7 +74,7 @@ def translated_book(book: Book, strings: Mapping[str, str]) -> Book:
             for name in _FIELDS
             if (value := getattr(original, name)) is not None
         }
-        if _described(original):
+        if describes_numbers(original):
             changes["name"] = strings.get(original.name, original.name)
         return dataclasses.replace(original, **changes)
 

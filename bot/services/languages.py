@@ -1,7 +1,6 @@
 """Each known person's chosen language, in memory, so a reply that cannot wait on storage
-(the crisis reply) still speaks it. Filled whenever a person is read or saved (a
-PeopleService listener) or bound to an update (`Context.bind`); emptied when they are
-forgotten. The choice itself is sealed in the
+(the crisis reply) still speaks it. A PeopleService listener: filled whenever a person is
+read or saved, emptied when they are forgotten. The choice itself is sealed in the
 profile; this holds nothing that outlives the process."""
 
 from __future__ import annotations
@@ -13,14 +12,8 @@ class LanguageCache:
     def __init__(self) -> None:
         self._chosen: dict[str, str | None] = {}
 
-    def knows(self, person_id: str) -> bool:
-        return person_id in self._chosen
-
     def chosen(self, person_id: str) -> str | None:
         return self._chosen.get(person_id)
-
-    def remember(self, person_id: str, language: str | None) -> None:
-        self._chosen[person_id] = language
 
     # PersonListener
     def seen(self, person_id: str, profile: Profile, state: str) -> None:

@@ -33,6 +33,26 @@ def day(value: date, language: str) -> str:
     return format_date(value, format="medium", locale=language)
 
 
+def long_day(value: date, language: str) -> str:
+    """ "27 November 2026", "27. November 2026", "27 de noviembre de 2026"."""
+    return _skeleton("yMMMMd", value, language)
+
+
+def short_day(value: date, language: str) -> str:
+    """A button's day: "Fri 27 Nov", "Fr., 27. Nov."."""
+    return _skeleton("MMMEd", value, language)
+
+
+def day_month(value: date, language: str) -> str:
+    """A chart's tick: "1 Dec", "Dec 1", "1. Dez."."""
+    return _skeleton("MMMd", value, language)
+
+
+def _skeleton(skeleton: str, value: date, language: str) -> str:
+    # CLDR skeletons: each locale orders and punctuates the fields its own way.
+    return str(format_skeleton(skeleton, datetime.combine(value, clock_time()), locale=language))
+
+
 def moment(value: datetime, language: str) -> str:
     return f"{day(value.date(), language)}, {time_of_day(value.time(), language)}"
 

@@ -24,15 +24,14 @@ import threading
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from datetime import date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from statistics import fmean
 from time import sleep
 from typing import Literal
 from zoneinfo import ZoneInfo
 
-from babel.dates import format_skeleton
-
+from bot.services import local_format
 from bot.services.no_contact import DayStretch
 from bot.services.urge_model import UrgeEvent
 from bot.texts import Tx
@@ -86,7 +85,7 @@ class ChartLabels:
         )
 
     def day(self, d: date) -> str:
-        return str(format_skeleton("MMMd", datetime.combine(d, time()), locale=self.locale))
+        return local_format.day_month(d, self.locale)
 
 
 @dataclass(frozen=True)

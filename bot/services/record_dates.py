@@ -29,7 +29,9 @@ from functools import cache
 from typing import Protocol
 
 from babel import Locale
-from babel.dates import format_skeleton, format_time
+from babel.dates import format_time
+
+from bot.services import local_format
 
 _TIME = re.compile(
     r"(?<![0-9])([01]?[0-9]|2[0-3])(?:[:.h]([0-5][0-9])|h|\s?(am|pm|a\.m\.|p\.m\.))(?![0-9])"
@@ -187,17 +189,16 @@ def _day_near(tokens: list[str], index: int) -> int | None:
 NOT_SAID, DAY, HOUR, MINUTE = 0, 1, 2, 3
 
 
-# CLDR skeletons: each locale orders and punctuates them its own way ("27 November 2026",
-# "27. November 2026", "27 de noviembre de 2026"). `language` below is a CLDR locale
-# (`Context.formats`: "en_GB", "de"), narrowed by country where CLDR knows the pair.
+# `language` below is a CLDR locale (`Context.formats`: "en_GB", "de"), narrowed by country
+# where CLDR knows the pair; the fields come from local_format, as every date shown does.
 
 
 def day_label(day: dt.date, language: str) -> str:
-    return str(format_skeleton("yMMMMd", dt.datetime.combine(day, dt.time()), locale=language))
+    return local_format.long_day(day, language)
 
 
 def short_day(day: dt.date, language: str) -> str:
-    return str(format_skeleton("MMMEd", dt.datetime.combine(day, dt.time()), locale=language))
+    return local_format.short_day(day, language)
 
 
 def moment_label(local: dt.datetime, language: str) -> str:
