@@ -23,8 +23,8 @@ from typing import Any
 
 from bot.core.state import decode_state, setup_state, worksheet_state
 from bot.emulator import SentMessage
-from bot.handlers.daily import JOB_NAME
-from bot.services.people import Person
+from bot.features.checkins.handlers import JOB_NAME
+from bot.people.service import Person
 from tests.conftest import BotUnderTest, buttons_of
 from tests.reporting import LINES
 
@@ -357,7 +357,7 @@ async def test_snooze_says_what_comes_back(bot: BotUnderTest) -> None:
     prompt = [m for m in bot.emu.messages_to(CHECKED_IN) if "Your words are kept" in (m.text or "")]
     replies = await w.press(CHECKED_IN, prompt[-1], "Remind me in an hour")
     assert any("today's check-in again" in (m.text or "") for m in replies)
-    bot.clock.advance(timedelta(minutes=1))
+    bot.core.clock.advance(timedelta(minutes=1))
 
 
 async def test_not_now_in_onboarding_is_acknowledged(bot: BotUnderTest) -> None:

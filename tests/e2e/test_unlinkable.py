@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.crypto import MasterKey, PersonCipher, pseudonym
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
@@ -86,7 +86,7 @@ async def test_people_from_before_move_to_random_row_ids(bot: BotUnderTest, tmp_
         (handle,),
     )
     await bot.restart()
-    person = await bot.services.people.load(USER)
+    person = await bot.people.service.load(USER)
     assert person is not None and person.profile.country == "IE" and person.chat_id == USER
     assert person.person_id != handle and person.person_id.startswith("r")
     await bot.stop()

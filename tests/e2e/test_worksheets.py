@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from bot.content.worksheet_model import Worksheet
 from bot.crypto import CryptoError
 from bot.emulator import SentMessage
-from bot.services import export, pdf_text
-from bot.services.people import Person
-from bot.services.worksheet_model import Worksheet
-from bot.services.worksheets import WorksheetService
+from bot.features.export import pdf_text
+from bot.features.export import render as export
+from bot.features.worksheets.service import WorksheetService
+from bot.people.service import Person
 from bot.storage.journal import JournalStore, journal_slot, new_entry_id
 from bot.storage.worksheets import WorksheetStore, answer_slot
 from tests.conftest import USER, BotUnderTest, buttons_of
@@ -40,7 +41,7 @@ def sheet(bot: BotUnderTest, worksheet_id: str = WS) -> Worksheet:
 
 
 async def person_of(bot: BotUnderTest) -> Person:
-    person = await bot.services.people.load(USER)
+    person = await bot.people.service.load(USER)
     assert person is not None
     return person
 
@@ -193,7 +194,7 @@ async def test_pause_restart_and_resume_days_later(bot: BotUnderTest) -> None:
     await bot.send("just saying hello")
     await bot.next(containing="/resume to carry on")  # not taken as an answer while paused
 
-    bot.clock.advance(timedelta(days=3))
+    bot.core.clock.advance(timedelta(days=3))
     await bot.restart()
     await bot.send("/resume")
     q2 = await bot.next(containing="Question 2 of")
@@ -228,7 +229,7 @@ async def test_two_worksheets_interleaved(bot: BotUnderTest) -> None:
 
     person = await person_of(bot)
     person.profile.active_worksheet = None
-    await bot.services.people.save(person)
+    await bot.people.service.save(person)
     await bot.send("/resume")
     choice = await bot.next(containing="more than one")
     assert labels(choice) == ["Bond or love?", "Why leaving is hard"]
@@ -272,7 +273,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         "grounding_01",
         None,
         person.cipher.seal_text(journal_slot(entry), "a quiet morning"),
-        int(bot.clock().timestamp()),
+        int(bot.core.clock().timestamp()),
     )
     await begin(bot)
     await bot.send("first part")
@@ -317,10 +318,10 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     person = await person_of(bot)
     expected = await export.collect(
         svc(bot),
-        bot.services.journal,
+        bot.features.checkins.journal,
         person,
         bot.services.content.locales["en"],
-        bot.clock(),
+        bot.core.clock(),
     )
     assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))
     text = "".join(p.extract_text() for p in reader.pages)
@@ -372,7 +373,7 @@ async def test_discreet_mode_deletes_exactly_the_worksheet_messages(bot: BotUnde
     await bot.onboard()
     person = await person_of(bot)
     person.profile.discreet = True
-    await bot.services.people.save(person)
+    await bot.people.service.save(person)
     command = await bot.send("/worksheets")
     listing = await bot.next(containing="Worksheets")
     await bot.press(listing, data=f"ws:open:{WS}")
