@@ -92,7 +92,7 @@ async def set_a_panic_word(bot: BotUnderTest) -> None:
 
 async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     """A journal entry by Telegram reply, then edited."""
-    bot.core.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # 07:30 in Lisbon
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # 07:30 in Lisbon
     await bot.settle()
     await bot.services.dispatcher.run_once()
     prompt = await bot.emu.wait_for_message(
@@ -155,7 +155,7 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
 ) -> None:
     caplog.set_level(logging.DEBUG)
     await write_everywhere(bot)
-    people = bot.people.service
+    people = bot.services.people
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
     # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
@@ -225,7 +225,7 @@ async def test_no_key_material_or_ciphertext_in_debug_logs(
     confirm = await bot.next(PERSON, containing="Delete everything")
     await bot.press(confirm, data="forget:yes", user=PERSON)
     await bot.settle()
-    assert await bot.people.service.load(PERSON) is None
+    assert await bot.services.people.load(PERSON) is None
     for table in ("record_entries", "record_parts", "record_files"):  # the record goes too
         row = await bot.services.db.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] == 0, table

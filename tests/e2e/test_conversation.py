@@ -357,7 +357,7 @@ async def test_snooze_says_what_comes_back(bot: BotUnderTest) -> None:
     prompt = [m for m in bot.emu.messages_to(CHECKED_IN) if "Your words are kept" in (m.text or "")]
     replies = await w.press(CHECKED_IN, prompt[-1], "Remind me in an hour")
     assert any("today's check-in again" in (m.text or "") for m in replies)
-    bot.core.clock.advance(timedelta(minutes=1))
+    bot.clock.advance(timedelta(minutes=1))
 
 
 async def test_not_now_in_onboarding_is_acknowledged(bot: BotUnderTest) -> None:

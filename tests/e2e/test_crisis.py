@@ -222,7 +222,7 @@ async def test_unknown_person_picks_a_country_and_gets_local_lines(bot: BotUnder
     await bot.send("he is outside the door")
     again = await bot.next(containing="1800 341 900")
     assert "Set my country" not in [label for label, _ in buttons_of(again)]
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE"
     assert not person.profile.onboarded
     await bot.restart()
@@ -286,7 +286,7 @@ async def test_uk_reply_asks_which_nation(bot: BotUnderTest) -> None:
     wales = await bot.next(containing="Your country: Wales.")
     assert "0808 80 10 800 · text 07860 077333" in (wales.text or "")
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "GB-WLS"
     assert person.profile.onboarded  # choosing a nation changes nothing else
 
@@ -659,6 +659,6 @@ async def test_safety_checks_are_counted_for_the_operator(bot: BotUnderTest) -> 
     await bot.send("help")
     await bot.next(containing="999")
     await bot.settle()
-    day = bot.core.clock().date().isoformat()
-    counts = await bot.people.service.store.crisis_counts(day)
+    day = bot.clock().date().isoformat()
+    counts = await bot.services.people.store.crisis_counts(day)
     assert (day, "check:general", 1) in counts and (day, "general", 1) in counts

@@ -39,7 +39,7 @@ def daily(bot: BotUnderTest) -> Dispatcher:
 
 
 def journal(bot: BotUnderTest) -> JournalService:
-    return bot.features.checkins.journal
+    return bot.services.journal
 
 
 async def run(bot: BotUnderTest) -> PassReport:
@@ -80,7 +80,7 @@ async def join(
 
 
 async def person(bot: BotUnderTest, user: int = USER) -> Person:
-    found = await bot.people.service.load(user)
+    found = await bot.services.people.load(user)
     assert found is not None
     return found
 
@@ -121,7 +121,7 @@ async def test_prompts_go_out_at_local_time_in_each_zone(bot: BotUnderTest) -> N
         (utc(2026, 12, 1, 7, 45), {NEW_YORK: 1, KOLKATA: 1, LONDON: 1}),
     ]
     for when, expected in steps:
-        bot.core.clock.set(when)
+        bot.clock.set(when)
         await run(bot)
         assert {u: len(prompts_to(bot, u)) for u in expected} == expected, when
     # Each got the local date it belongs to, and moved on to the next one.
@@ -145,12 +145,12 @@ async def test_prompts_go_out_at_local_time_in_each_zone(bot: BotUnderTest) -> N
 
 async def test_clock_change_keeps_the_local_time(bot: BotUnderTest) -> None:
     # Europe/London moves to BST on Sunday 2027-03-28: 07:30 local is 06:30 UTC from then.
-    bot.core.clock.set(utc(2027, 3, 26, 12, 0))
+    bot.clock.set(utc(2027, 3, 26, 12, 0))
     await join(bot)
-    bot.core.clock.set(utc(2027, 3, 27, 7, 30))
+    bot.clock.set(utc(2027, 3, 27, 7, 30))
     assert (await run(bot)).sent == 1
     assert due_at(await person(bot)) == utc(2027, 3, 28, 6, 30)
-    bot.core.clock.set(utc(2027, 3, 28, 6, 30))
+    bot.clock.set(utc(2027, 3, 28, 6, 30))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 2
 
@@ -158,10 +158,10 @@ async def test_clock_change_keeps_the_local_time(bot: BotUnderTest) -> None:
 async def test_exactly_once_per_local_day_across_restarts(bot: BotUnderTest) -> None:
     await join(bot)
     due = utc(2026, 12, 1, 7, 30)
-    bot.core.clock.set(due)
+    bot.clock.set(due)
     assert (await run(bot)).sent == 1
     await bot.restart()
-    bot.core.clock.advance(timedelta(minutes=5))
+    bot.clock.advance(timedelta(minutes=5))
     assert (await run(bot)).sent == 0
     # Even if something points the row back at a day that has its prompt, it is not sent.
     p = await person(bot)
@@ -177,7 +177,7 @@ async def test_exactly_once_per_local_day_across_restarts(bot: BotUnderTest) -> 
     await bot.send("21:00")
     await bot.next(containing="Your settings")
     assert due_at(await person(bot)) == utc(2026, 12, 2, 21, 0)
-    bot.core.clock.set(utc(2026, 12, 2, 21, 0))
+    bot.clock.set(utc(2026, 12, 2, 21, 0))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 2
 
@@ -185,7 +185,7 @@ async def test_exactly_once_per_local_day_across_restarts(bot: BotUnderTest) -> 
 async def test_crash_between_claim_and_send_is_not_resent(bot: BotUnderTest) -> None:
     """At most once: a claimed prompt whose send may or may not have happened is lost."""
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await bot.settle()
     claims = await daily(bot).claim()  # claimed and recorded; the "crash" comes before send
     assert len(claims) == 1
@@ -195,18 +195,18 @@ async def test_crash_between_claim_and_send_is_not_resent(bot: BotUnderTest) -> 
     row = await record(bot, USER, "2026-12-01")
     assert row is not None and row.status == "claimed"
     assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 1
 
 
 async def test_downtime_one_hour_sends_three_hours_skips(bot: BotUnderTest) -> None:
     await join(bot)
     await bot.stop()
-    bot.core.clock.set(utc(2026, 12, 1, 8, 30))  # an hour late
+    bot.clock.set(utc(2026, 12, 1, 8, 30))  # an hour late
     await bot.start()
     assert (await run(bot)).sent == 1
     await bot.stop()
-    bot.core.clock.set(utc(2026, 12, 2, 10, 31))  # three hours late: no stale prompt
+    bot.clock.set(utc(2026, 12, 2, 10, 31))  # three hours late: no stale prompt
     await bot.start()
     report = await run(bot)
     assert (report.sent, report.skipped) == (0, 1)
@@ -214,14 +214,14 @@ async def test_downtime_one_hour_sends_three_hours_skips(bot: BotUnderTest) -> N
     assert row is not None and row.status == "skipped"
     assert len(prompts_to(bot)) == 1
     assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
-    bot.core.clock.set(utc(2026, 12, 3, 7, 30))
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
     assert (await run(bot)).sent == 1
 
 
 async def test_flood_control_is_retried_and_delivered(bot: BotUnderTest) -> None:
     await join(bot)
     bot.emu.inject_fault("sendMessage", "429", chat_id=USER, retry_after=1)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 1
     row = await record(bot, USER, "2026-12-01")
@@ -231,7 +231,7 @@ async def test_flood_control_is_retried_and_delivered(bot: BotUnderTest) -> None
 async def test_server_error_is_retried_and_delivered(bot: BotUnderTest) -> None:
     await join(bot)
     bot.emu.inject_fault("sendMessage", "500", chat_id=USER)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 1
 
@@ -239,7 +239,7 @@ async def test_server_error_is_retried_and_delivered(bot: BotUnderTest) -> None:
 async def test_blocked_bot_stops_sending_until_start(bot: BotUnderTest) -> None:
     await join(bot)
     bot.emu.block(USER)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     report = await run(bot)
     assert (report.sent, report.blocked) == (0, 1)
     p = await person(bot)
@@ -247,7 +247,7 @@ async def test_blocked_bot_stops_sending_until_start(bot: BotUnderTest) -> None:
     row = await record(bot, USER, "2026-12-01")
     assert row is not None and row.status == "failed"
     calls = len(bot.emu.calls)
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).due == 0
     assert len(bot.emu.calls) == calls  # not even an attempt
     bot.emu.unblock(USER)
@@ -255,7 +255,7 @@ async def test_blocked_bot_stops_sending_until_start(bot: BotUnderTest) -> None:
     await bot.next(containing="Welcome back")
     p = await person(bot)
     assert p.active and due_at(p) == utc(2026, 12, 3, 7, 30)
-    bot.core.clock.set(utc(2026, 12, 3, 7, 30))
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 1
 
@@ -263,7 +263,7 @@ async def test_blocked_bot_stops_sending_until_start(bot: BotUnderTest) -> None:
 async def test_neutral_wording_and_silent(bot: BotUnderTest) -> None:
     await join(bot, discreet=True)  # discreet mode turns on neutral wording and silence
     await join(bot, LONDON)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     [quiet] = prompts_to(bot)
     assert (quiet.text or "").splitlines()[0] == "Your daily check-in"
@@ -284,17 +284,17 @@ async def test_neutral_wording_and_silent(bot: BotUnderTest) -> None:
 
 async def test_snooze_resends_the_same_prompt_once(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     [prompt] = prompts_to(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 40))
+    bot.clock.set(utc(2026, 12, 1, 7, 40))
     bot.skip_all()
     await bot.press(prompt, "Remind me in an hour")
     await bot.next(containing="in about an hour")
     assert buttons_of(bot.emu.messages_to(USER)[prompt.index]) == []  # can't press twice
-    bot.core.clock.set(utc(2026, 12, 1, 8, 39))
+    bot.clock.set(utc(2026, 12, 1, 8, 39))
     assert (await run(bot)).sent == 0
-    bot.core.clock.set(utc(2026, 12, 1, 8, 40))
+    bot.clock.set(utc(2026, 12, 1, 8, 40))
     report = await run(bot)
     assert (report.sent, report.resent) == (1, 1)
     first, again = prompts_to(bot)
@@ -302,20 +302,20 @@ async def test_snooze_resends_the_same_prompt_once(bot: BotUnderTest) -> None:
     row = await record(bot, USER, "2026-12-01")
     assert row is not None and row.status == "sent" and row.message_id == again.message_id
     assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 1
     assert len(prompts_to(bot)) == 3
 
 
 async def test_snooze_during_downtime_is_not_sent_late(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     [prompt] = prompts_to(bot)
     await bot.press(prompt, "Remind me in an hour")
     await bot.next(containing="in about an hour")
     await bot.stop()
-    bot.core.clock.set(utc(2026, 12, 1, 11, 31))
+    bot.clock.set(utc(2026, 12, 1, 11, 31))
     await bot.start()
     assert (await run(bot)).sent == 0
     row = await record(bot, USER, "2026-12-01")
@@ -325,7 +325,7 @@ async def test_snooze_during_downtime_is_not_sent_late(bot: BotUnderTest) -> Non
 
 async def test_skip_today_from_settings(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 6, 0))
+    bot.clock.set(utc(2026, 12, 1, 6, 0))
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
     await bot.press(menu, "Skip today's check-in")
@@ -333,16 +333,16 @@ async def test_skip_today_from_settings(bot: BotUnderTest) -> None:
     await bot.settle()
     menu = bot.emu.messages_to(USER)[menu.index]  # the menu, edited in place
     assert "Don't skip today" in [label for label, _ in buttons_of(menu)]
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     report = await run(bot)
     assert (report.sent, report.skipped) == (0, 1)
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 1
 
 
 async def test_skip_can_be_undone_before_the_prompt(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 6, 0))
+    bot.clock.set(utc(2026, 12, 1, 6, 0))
     await bot.send("/settings")
     menu = await bot.next(containing="Your settings")
     await bot.press(menu, "Skip today's check-in")
@@ -350,20 +350,20 @@ async def test_skip_can_be_undone_before_the_prompt(bot: BotUnderTest) -> None:
     await bot.settle()
     await bot.press(bot.emu.messages_to(USER)[menu.index], "Don't skip today")
     await bot.next(containing="back on")
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert (await run(bot)).sent == 1
 
 
 async def test_pause_from_the_prompt_and_resume(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     [prompt] = prompts_to(bot)
     bot.skip_all()
     await bot.press(prompt, "Pause check-ins")
     paused = await bot.next(containing="paused")
     assert (await person(bot)).next_due_utc is None
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).due == 0
     await bot.press(paused, "Resume check-ins")
     await bot.next(containing="back on, at 07:30")
@@ -394,9 +394,9 @@ async def test_days_of_the_week(bot: BotUnderTest) -> None:
     await bot.press(days, data="day:done")
     await bot.settle()
     assert due_at(await person(bot)) == utc(2026, 12, 2, 7, 30)  # Wednesday
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert (await run(bot)).due == 0
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 1
     assert due_at(await person(bot)) == utc(2026, 12, 3, 7, 30)
 
@@ -409,7 +409,7 @@ async def test_tick_job_runs_a_pass(bot: BotUnderTest) -> None:
     assert job is not None
     assert (job.job.coalesce, job.job.max_instances) == (True, 1)
     assert job.job.misfire_grace_time is not None
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert bot.runtime is not None and bot.runtime.app is not None
     await job.run(bot.runtime.app)  # what APScheduler calls on each tick
     await bot.next(containing=HINT)
@@ -417,7 +417,7 @@ async def test_tick_job_runs_a_pass(bot: BotUnderTest) -> None:
 
 async def prompt_arrives(bot: BotUnderTest, user: int = USER) -> SentMessage:
     await join(bot, user)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     bot.skip_all(user)
     return prompts_to(bot, user)[-1]
@@ -430,7 +430,7 @@ async def entries(bot: BotUnderTest, user: int = USER) -> list[str]:
 
 async def test_a_reply_lands_in_the_journal_and_journal_shows_it(bot: BotUnderTest) -> None:
     prompt = await prompt_arrives(bot)
-    bot.core.clock.advance(timedelta(minutes=20))
+    bot.clock.advance(timedelta(minutes=20))
     await bot.send("The kettle, the window, a blue mug.", reply_to_message_id=prompt.message_id)
     await bot.next(containing="Saved to your journal")
     assert await entries(bot) == ["The kettle, the window, a blue mug."]
@@ -445,15 +445,15 @@ async def test_a_reply_lands_in_the_journal_and_journal_shows_it(bot: BotUnderTe
 
 async def test_free_text_within_twelve_hours_is_a_reply(bot: BotUnderTest) -> None:
     await prompt_arrives(bot)
-    bot.core.clock.advance(timedelta(hours=11, minutes=59))
+    bot.clock.advance(timedelta(hours=11, minutes=59))
     await bot.send("Late, but here: I noticed the rain.")
     saved = await bot.next(containing="Saved to your journal")
     assert [label for label, _ in buttons_of(saved)] == ["Undo"]
     # Only the first free text: more needs a Telegram reply to the check-in, and says so.
-    bot.core.clock.advance(timedelta(minutes=3))
+    bot.clock.advance(timedelta(minutes=3))
     await bot.send("And the smell of it.")
     await bot.next(containing="reply to the check-in")
-    bot.core.clock.advance(timedelta(minutes=30))
+    bot.clock.advance(timedelta(minutes=30))
     await bot.send("hello?")  # a greeting, never an entry
     await bot.next(containing="I'm here")
     assert await entries(bot) == ["Late, but here: I noticed the rain."]
@@ -461,7 +461,7 @@ async def test_free_text_within_twelve_hours_is_a_reply(bot: BotUnderTest) -> No
 
 async def test_free_text_after_twelve_hours_is_not_a_reply(bot: BotUnderTest) -> None:
     await prompt_arrives(bot)
-    bot.core.clock.advance(timedelta(hours=12, minutes=1))
+    bot.clock.advance(timedelta(hours=12, minutes=1))
     await bot.send("Is anyone there?")
     await bot.next(containing="/worksheets")
     assert await entries(bot) == []
@@ -472,7 +472,7 @@ async def test_pending_question_gets_free_text_a_reply_goes_to_the_journal(
 ) -> None:
     prompt = await prompt_arrives(bot)
     p = await person(bot)
-    await bot.people.service.set_state(p, "setup:time:settings")  # a question is waiting
+    await bot.services.people.set_state(p, "setup:time:settings")  # a question is waiting
     await bot.send("sunlight on the floor")
     await bot.next(containing="didn't catch that time")
     # An explicit Telegram reply to the prompt goes where it points: to the journal, so
@@ -523,7 +523,7 @@ async def test_journal_pages(bot: BotUnderTest) -> None:
     prompt = await prompt_arrives(bot)
     long = "word " * 2000  # far over what one message can show
     for n in range(7):
-        bot.core.clock.advance(timedelta(minutes=1))
+        bot.clock.advance(timedelta(minutes=1))
         text = long if n == 5 else f"entry {n}"
         await bot.send(text, reply_to_message_id=prompt.message_id)
         await bot.next(containing="Saved to your journal")
@@ -579,14 +579,14 @@ async def test_no_check_in_before_onboarding_is_finished(bot: BotUnderTest) -> N
     await bot.next(containing="check-in once a day")
     await bot.send("07:30")
     safety = await bot.next(containing="Could someone else read")
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))  # they stopped at the safety question
+    bot.clock.set(utc(2026, 12, 1, 7, 30))  # they stopped at the safety question
     report = await run(bot)
     assert report.sent == 0
     await bot.press(safety, "Yes, maybe")  # later they come back and finish
     advice = await bot.next(containing="passcode")
     await bot.press(advice, "Turn on discreet mode")
     await bot.next(containing="All set")
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     await run(bot)
     assert prompts_to(bot, USER)[-1].disable_notification  # silent, as they chose
 
@@ -603,7 +603,7 @@ async def test_a_new_time_keeps_a_pause(bot: BotUnderTest) -> None:
     await bot.find("What time would you like")
     await bot.send("20:00")
     await bot.next(containing="still paused")
-    bot.core.clock.set(utc(2026, 12, 1, 20, 0))
+    bot.clock.set(utc(2026, 12, 1, 20, 0))
     assert (await run(bot)).sent == 0
 
 
@@ -650,12 +650,12 @@ async def test_a_reply_after_a_timed_out_prompt_is_kept(
 
 async def test_skip_today_on_yesterdays_prompt_skips_today(bot: BotUnderTest) -> None:
     yesterday = await prompt_arrives(bot)  # Tue 1 Dec, 07:30 London
-    bot.core.clock.set(utc(2026, 12, 2, 6, 0))  # Wednesday, before its check-in
+    bot.clock.set(utc(2026, 12, 2, 6, 0))  # Wednesday, before its check-in
     await bot.press(yesterday, "Skip today")
     await bot.settle()
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 0  # Wednesday's was skipped, as the button said
-    bot.core.clock.set(utc(2026, 12, 3, 7, 30))
+    bot.clock.set(utc(2026, 12, 3, 7, 30))
     assert (await run(bot)).sent == 1  # and Thursday's comes as usual
 
 
@@ -671,7 +671,7 @@ async def test_forged_journal_page_is_ignored(bot: BotUnderTest) -> None:
 
 async def test_discreet_mode_removes_journal_replies(bot: BotUnderTest) -> None:
     await join(bot, discreet=True)
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     await run(bot)
     [prompt] = prompts_to(bot)
     reply = await bot.send("words I don't want left here", reply_to_message_id=prompt.message_id)
@@ -685,14 +685,14 @@ async def test_check_in_commands(bot: BotUnderTest) -> None:
     await join(bot)
     names = [c["command"] for c in bot.emu.commands]
     assert {"checkin", "pause", "skip"} <= set(names)
-    bot.core.clock.set(utc(2026, 12, 1, 6, 0))  # Tuesday morning, before the check-in
+    bot.clock.set(utc(2026, 12, 1, 6, 0))  # Tuesday morning, before the check-in
     await bot.send("/skip")
     await bot.next(containing="no check-in today")
-    bot.core.clock.set(utc(2026, 12, 1, 7, 30))
+    bot.clock.set(utc(2026, 12, 1, 7, 30))
     assert (await run(bot)).sent == 0  # Tuesday's was skipped...
     await bot.send("/pause")
     await bot.next(containing="paused")
-    bot.core.clock.set(utc(2026, 12, 2, 7, 30))
+    bot.clock.set(utc(2026, 12, 2, 7, 30))
     assert (await run(bot)).sent == 0  # ...and then everything paused
     await bot.send("/checkin")
     await bot.next(containing="Your settings")

@@ -50,8 +50,8 @@ async def set_words(
 
 
 def decoy_text(bot: BotUnderTest, theme: str = "quote") -> str:
-    day = bot.core.clock().date()
-    return bot.features.discretion.service.decoys.cover_message(theme, "en", start_sequence(day))
+    day = bot.clock().date()
+    return bot.services.discretion.decoys.cover_message(theme, "en", start_sequence(day))
 
 
 async def panic(bot: BotUnderTest, theme: str = "quote") -> SentMessage:
@@ -82,7 +82,7 @@ async def test_panic_from_idle_leaves_only_the_decoy_and_stores_no_word(
     only_decoy_left(bot, decoy)
     # The words went into the chat twice (set, used) and were never stored or logged.
     data_dir = bot.settings.data_dir
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.cover and person.profile.panic_digest
     await bot.stop()
     for path in data_dir.iterdir():
@@ -111,7 +111,7 @@ async def test_panic_from_a_worksheet_question_and_a_settings_step(bot: BotUnder
     await bot.send(BACK)
     await bot.next(containing="Welcome back")
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.cover and person.state == ""
     # The return word outside cover only leaves the chat: never a journal entry.
     stray = await bot.send(BACK)
@@ -125,7 +125,7 @@ async def test_panic_from_a_worksheet_question_and_a_settings_step(bot: BotUnder
     await bot.find("Which country")  # the panel itself asks
     decoy = await panic(bot)
     only_decoy_left(bot, decoy)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "GB" and person.state == ""
 
 
@@ -143,7 +143,7 @@ async def test_cover_answers_as_the_decoy_and_crisis_words_still_get_the_lines(
     await bot.send("/start")  # a return word is set: /start keeps the cover
     welcome = await bot.next()
     assert "Steady" not in (welcome.text or "")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.cover
     await bot.send("help he is here")
     lines = await bot.next(containing="999")
@@ -173,7 +173,7 @@ async def test_start_ends_the_cover_when_no_return_word_is_set(bot: BotUnderTest
     await bot.send("/start")
     await bot.next(containing="Welcome back")
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.cover
 
 
@@ -186,7 +186,7 @@ async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> No
     await bot.settle()
     await set_words(bot, back=BACK)
     # A check-in arrives the next morning; the panic word takes it away too.
-    bot.core.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
     await bot.services.dispatcher.run_once()
     prompt = await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
     await bot.settle()
@@ -194,14 +194,14 @@ async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> No
     only_decoy_left(bot, decoy)
     assert prompt.message_id in bot.emu.deleted_ids(USER)
     # Next morning, in cover: nothing is sent, the day is skipped, not missed.
-    bot.core.clock.set(datetime(2026, 12, 2, 7, 30, tzinfo=UTC))
+    bot.clock.set(datetime(2026, 12, 2, 7, 30, tzinfo=UTC))
     report = await bot.services.dispatcher.run_once()
     assert report.sent == 0 and report.skipped == 1
     assert bot.unread() == []
     await bot.send(BACK)
     await bot.next(containing="Welcome back")
     await bot.settle()
-    bot.core.clock.set(datetime(2026, 12, 3, 7, 30, tzinfo=UTC))
+    bot.clock.set(datetime(2026, 12, 3, 7, 30, tzinfo=UTC))
     report = await bot.services.dispatcher.run_once()
     assert report.sent == 1
     await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
@@ -219,7 +219,7 @@ async def test_erase_on_panic_keeps_the_cover_and_onboarding_panics_too(
     only_decoy_left(bot, decoy)
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 0
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.cover and not person.profile.onboarded
     await bot.restart()
     await bot.send(BACK)
@@ -259,9 +259,9 @@ async def test_refused_words_are_explained_and_deleted(bot: BotUnderTest) -> Non
     await bot.next(containing="name of a command")
     await bot.settle()
     assert {typed, typed_again} <= bot.emu.deleted_ids(USER)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.panic_digest is None
-    bot.core.clock.advance(timedelta(minutes=1))
+    bot.clock.advance(timedelta(minutes=1))
 
 
 def caption_of(message: SentMessage) -> str:
@@ -310,10 +310,10 @@ async def test_exports_can_be_removed_and_go_by_themselves_in_discreet_mode(
     kept = await bot.next(predicate=lambda m: m.document is not None)
     await bot.press(kept, "Keep it")
     await bot.restart()
-    bot.core.clock.advance(timedelta(minutes=4))
+    bot.clock.advance(timedelta(minutes=4))
     await sweep(bot)
     assert gone.message_id not in bot.emu.deleted_ids(USER)
-    bot.core.clock.advance(timedelta(minutes=2))
+    bot.clock.advance(timedelta(minutes=2))
     await sweep(bot)
     assert gone.message_id in bot.emu.deleted_ids(USER)
     assert kept.message_id not in bot.emu.deleted_ids(USER)
@@ -324,7 +324,7 @@ async def test_confirmations_remove_themselves_and_review_pages_hide(bot: BotUnd
     await bot.send("/clear")
     done = await bot.next(containing="Cleared")
     await bot.settle()
-    bot.core.clock.advance(timedelta(seconds=61))
+    bot.clock.advance(timedelta(seconds=61))
     await sweep(bot)
     assert done.message_id in bot.emu.deleted_ids(USER)
     await write_a_note(bot)
@@ -341,7 +341,7 @@ async def test_sensitive_safety_plan_answers_leave_the_chat_in_any_mode(
     await bot.onboard()
     sheet = bot.services.content.worksheets["safety_plan"]
     position = next(i for i, q in enumerate(sheet.questions) if q.sensitive)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.discreet
     await bot.send("/worksheets")
     listing = await bot.next(containing="Worksheets")
@@ -394,7 +394,7 @@ async def test_the_privacy_offer_says_what_it_turns_on_and_works_once(bot: BotUn
     await bot.next(other, containing="All set")
     await bot.press(offer, data="safe:discreet", user=other)
     await bot.settle()
-    person = await bot.people.service.load(other)
+    person = await bot.services.people.load(other)
     assert person is not None and not person.profile.discreet
     assert bot.unread(other) == []
     assert offer.reply_markup is None

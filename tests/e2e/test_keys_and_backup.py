@@ -74,7 +74,7 @@ async def loaded_country(bot: BotUnderTest, key: bytes) -> str | None:
     bot.settings = dataclasses.replace(bot.settings, master_key=key)
     await bot.start()
     try:
-        person = await bot.people.service.load(USER)
+        person = await bot.services.people.load(USER)
         return None if person is None else person.profile.country
     finally:
         await bot.stop()
@@ -106,7 +106,7 @@ async def test_rotate_refuses_while_the_bot_runs(bot: BotUnderTest, tmp_path: Pa
     result = run_cli(env_for(bot, bot.settings.master_key), "keys", "rotate", cwd=tmp_path)
     assert result.returncode == 2
     assert "stop it before rotating keys" in result.stderr
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None  # still readable with the key the bot holds
 
 
@@ -203,14 +203,14 @@ async def test_key_file_rotation_recovers_from_a_crash_at_any_step(
         assert rotated.returncode == 0, rotated.stderr
     else:
         await bot.start()  # the new key file opens the staged store
-        assert (await bot.people.service.load(USER)) is not None
+        assert (await bot.services.people.load(USER)) is not None
         await bot.stop()
     retired = run_cli(env, "keys", "retire", cwd=tmp_path)
     assert retired.returncode == 0, retired.stderr
     assert not pending.exists()
     assert read_key_file(settings.key_file) == new != old
     await bot.start()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE"
     await bot.stop()
 
@@ -231,10 +231,10 @@ async def test_reanchor_after_restoring_an_older_data_backup(
     backup = tmp_path / "data-backup.sqlite3"
     made = run_cli(env_for(bot, key), "backup", str(backup), cwd=tmp_path)
     assert made.returncode == 0, made.stderr
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     person.profile.silent = True  # changed after the backup: the key store anchors it
-    await bot.people.service.save(person)
+    await bot.services.people.save(person)
     await bot.stop()
     restore(backup, bot.settings.data_db)  # the operator puts the older data back
     await bot.start()
@@ -248,6 +248,6 @@ async def test_reanchor_after_restoring_an_older_data_backup(
     assert done.returncode == 0, done.stderr
     assert "1 people" in done.stdout
     await bot.start()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE"
     assert not person.profile.silent  # the backup's settings, accepted as the newest

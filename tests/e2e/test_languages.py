@@ -160,7 +160,7 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     bot.emu.user_presses(USER, safety.message_id, "safe:no")
     await bot.next(containing=tx("setup.done")[:20])
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.language == lang  # stored, sealed
 
     # A worksheet: open the first, start, answer one question, pause.
@@ -178,9 +178,9 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
 
     # A check-in, sent from the job (no update): the stored language, the translated prompt.
     await bot.settle()
-    due = (await bot.people.service.load(USER)).next_due_utc  # type: ignore[union-attr]
+    due = (await bot.services.people.load(USER)).next_due_utc  # type: ignore[union-attr]
     assert due is not None
-    bot.core.clock.advance(timedelta(seconds=due - bot.core.clock().timestamp() + 1))
+    bot.clock.advance(timedelta(seconds=due - bot.clock().timestamp() + 1))
     await bot.services.dispatcher.run_once()
     texts = [t[:25] for t in locale.prompts.values()]
     prompt = await bot.next(predicate=lambda m: any(t in (m.text or "") for t in texts))
@@ -264,7 +264,7 @@ async def test_switching_language_in_settings(polyglot: BotUnderTest) -> None:
     assert ("🌐 Español", "set:language") in buttons_of(edited)
     assert (edited.text or "").startswith(spanish("settings.summary").split("{")[0][:10])
     assert "Reino Unido" in (edited.text or "")  # the country, named in Spanish (CLDR)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.language == "es"
     # Telegram would show this person the English menu: their chat gets a Spanish one.
     chat_menu = bot.emu.commands_for({"type": "chat", "chat_id": USER})
@@ -298,7 +298,7 @@ async def test_onboarding_asks_the_language_only_when_telegram_does_not_say(
     country = await next_with_button(bot, "cty:")
     german = bot.services.content.locales["de"].texts
     assert (country.text or "").startswith(german("setup.ask_country")[:20])
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.language == "de"
 
     # Telegram in a served language: no question, the language is stored at once.
@@ -306,7 +306,7 @@ async def test_onboarding_asks_the_language_only_when_telegram_does_not_say(
     await bot.next(2002, containing=bot.services.content.locales["it"].texts("start.welcome")[:20])
     asked = await bot.next(2002, predicate=lambda m: bool(buttons_of(m)))
     assert all(d.startswith("cty:") for _, d in buttons_of(asked))
-    person = await bot.people.service.load(2002)
+    person = await bot.services.people.load(2002)
     assert person is not None and person.profile.language == "it"
 
 

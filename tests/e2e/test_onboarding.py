@@ -25,7 +25,7 @@ async def test_start_with_buttons_to_the_end(bot: BotUnderTest) -> None:
     await bot.press(advice, "Turn on discreet mode")
     await bot.next(containing="Discreet mode, neutral wording")
     await bot.next(containing="All set")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     p = person.profile
     assert (p.country, p.timezone, p.daily_time, p.daily_enabled) == (
@@ -60,7 +60,7 @@ async def test_start_with_typed_answers(bot: BotUnderTest) -> None:
     await bot.next(containing="tap one of the buttons")
     await bot.press(safety, "No")
     await bot.next(containing="All set")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     assert (person.profile.country, person.profile.timezone) == ("US", "America/Los_Angeles")
     assert person.profile.daily_time == "19:45"

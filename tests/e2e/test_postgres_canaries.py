@@ -127,7 +127,7 @@ async def test_every_feature_on_postgres_keeps_nothing_readable_and_forgets_ever
     confirm = await bot.next(PERSON, containing="Delete everything")
     await bot.press(confirm, data="forget:yes", user=PERSON)
     await bot.settle()
-    assert await bot.people.service.load(PERSON) is None
+    assert await bot.services.people.load(PERSON) is None
     for table in tables:
         row = await data.fetch_one(f"SELECT COUNT(*) AS n FROM {table}")
         assert row is not None and row["n"] == 0, table

@@ -92,7 +92,7 @@ async def test_a_back_dated_entry_with_a_photo_and_an_amendment_is_exported_whol
     assert await count(bot, "record_files") == 1
     assert await count(bot, "record_parts") == 3
 
-    bot.core.clock.advance(timedelta(days=1, hours=2))  # 1 December, 11:0x
+    bot.clock.advance(timedelta(days=1, hours=2))  # 1 December, 11:0x
     await bot.send("/record list")
     listing = await bot.next(containing="newest first")
     assert "27 November 2026, ~21:00: He read my messages" in (listing.text or "")
@@ -192,9 +192,9 @@ async def test_restart_mid_entry_resumes_where_it_was(bot: BotUnderTest) -> None
     assert "What happened?" in (resumed.text or "")
     await bot.send("third part")
     await bot.next(containing="Saved (3 messages)")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    page = await bot.features.record.service.page(person, 0, 5)
+    page = await bot.services.record.page(person, 0, 5)
     parts = [p.text for p in page.entries[0].answers["what"]]
     assert parts == ["first part", "second part, after a restart", "third part"]
 
@@ -210,9 +210,9 @@ async def test_a_crisis_word_in_an_entry_keeps_it_and_continue_goes_on(bot: BotU
     assert not [m for m in bot.unread() if "What was said?" in (m.text or "")]
     await bot.press(reply, "Continue the entry")
     await bot.next(containing="What was said?")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.features.record.service.page(person, 0, 5)).entries[0]
+    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["he hit me and I am in danger"]
 
 
@@ -265,7 +265,7 @@ async def test_the_look_back_offer(bot: BotUnderTest) -> None:
     await bot.settle()
     assert not [m for m in bot.unread() if "Want to read it?" in (m.text or "")]
 
-    bot.core.clock.advance(timedelta(days=1))
+    bot.clock.advance(timedelta(days=1))
     await bot.send("help, maybe it was my fault")  # a crisis reply: never beside it
     await bot.settle()
     assert not [m for m in bot.unread() if "Want to read it?" in (m.text or "")]
@@ -279,20 +279,20 @@ async def test_the_look_back_offer(bot: BotUnderTest) -> None:
     offer = await bot.next(containing="Want to read it?")
     await bot.press(offer, "Don't offer this again")
     await bot.find("won't offer that again")
-    bot.core.clock.advance(timedelta(days=1))
+    bot.clock.advance(timedelta(days=1))
     await bot.send("maybe I overreacted")
     await bot.settle()
     assert not [m for m in bot.unread() if "Want to read it?" in (m.text or "")]
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.record_offers
 
 
 async def test_neutral_wording_keeps_the_record_plain(bot: BotUnderTest) -> None:
     await bot.onboard()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     person.profile.neutral_wording = True
-    await bot.people.service.save(person)
+    await bot.services.people.save(person)
     await bot.send("/record")
     menu = await bot.next(containing="Your dated notes")
     assert "Copy for an advocate" not in labels(menu)
@@ -309,9 +309,9 @@ async def test_pause_keeps_the_entry_and_the_menu_picks_it_up(bot: BotUnderTest)
     await bot.next(containing="Paused")
     await bot.send("just chatting now")  # no longer an answer
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.features.record.service.page(person, 0, 5)).entries[0]
+    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["the first thing"]
     await bot.send("/record")
     menu = await bot.next(containing="Your record")
@@ -328,12 +328,12 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     await bot.next(containing="What happened?")
     part = await bot.send("he shouted at 8")
     await bot.next(containing="Saved.")
-    bot.core.clock.advance(timedelta(hours=3))
+    bot.clock.advance(timedelta(hours=3))
     await bot.edit(part, "he shouted at 9")
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.features.record.service.page(person, 0, 5)).entries[0]
+    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["he shouted at 8"]  # never overwritten
     assert [a.text for a in entry.amendments] == ["he shouted at 9"]
     assert entry.amendments[0].at - entry.answers["what"][0].at == 3 * 3600
@@ -343,5 +343,5 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     await bot.press(settings, "Offer my notes when I doubt myself: on")
     await bot.settle()
     assert "Offer my notes when I doubt myself: off" in labels(settings)  # edited in place
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.record_offers

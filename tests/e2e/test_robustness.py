@@ -63,7 +63,7 @@ async def test_group_chat_is_refused_and_nothing_stored(
     await bot.send("just chatting", chat_id=GROUP, chat_type="group")
     await bot.settle()
     assert len(bot.emu.messages_to(GROUP)) == 1  # one line for the command, then silence
-    assert await bot.people.service.store.count() == 0
+    assert await bot.services.people.store.count() == 0
     no_handler_failures(caplog)
 
 
@@ -100,7 +100,7 @@ async def test_forged_and_stale_buttons(
     ):
         await bot.press(menu, data=data)
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "GB"
     answers = bot.emu.callback_answers[before:]
     assert len(answers) == 13  # every press got an answer, so no client spins forever
@@ -155,7 +155,7 @@ async def test_blocked_person_is_marked_inactive_and_returns(bot: BotUnderTest) 
     bot.emu.block(USER)
     await bot.send("/guide")
     await bot.settle()
-    people = bot.people.service
+    people = bot.services.people
     row = await people.store.get(people.person_id(USER))
     assert row is not None and not row.active
     bot.emu.unblock(USER)
@@ -168,7 +168,7 @@ async def test_blocked_person_is_marked_inactive_and_returns(bot: BotUnderTest) 
 async def test_settings_survive_restart_and_new_master_key_is_refused(bot: BotUnderTest) -> None:
     await bot.onboard(country="Germany")
     await bot.restart()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "DE"
     await bot.stop()
     from bot.storage.keystore import WrongMasterKeyError  # noqa: PLC0415
@@ -182,7 +182,7 @@ async def test_settings_survive_restart_and_new_master_key_is_refused(bot: BotUn
 
 async def test_half_finished_forget_does_not_lock_the_person_out(bot: BotUnderTest) -> None:
     await bot.onboard()
-    people = bot.people.service
+    people = bot.services.people
     pid = people.person_id(USER)
     await bot.services.keys.destroy_data_key(pid)  # the key went; the crash came before rows
     people._ciphers.clear()
@@ -201,7 +201,7 @@ async def test_forget_happens_even_if_clearing_the_chat_fails(bot: BotUnderTest)
     await bot.press(confirm, data="forget:clear")
     await bot.find("Everything is deleted", timeout=60)
     await bot.settle(timeout=60)
-    assert await bot.people.service.store.get(bot.people.service.person_id(USER)) is None
+    assert await bot.services.people.store.get(bot.services.people.person_id(USER)) is None
     edited = bot.emu.messages_to(USER)[confirm.index]
     assert not edited.reply_markup  # an old tap cannot erase a later fresh start
 
@@ -223,7 +223,7 @@ async def test_settings_toggles_set_a_value(bot: BotUnderTest) -> None:
     await bot.press(menu, "Turn discreet mode on")
     await bot.press(menu, "Turn discreet mode on")  # a double tap on the same (stale) button
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.discreet
 
 
@@ -239,7 +239,7 @@ async def test_writing_again_after_blocking_reactivates(bot: BotUnderTest) -> No
     bot.emu.block(USER)
     await bot.send("/guide")
     await bot.settle()
-    people = bot.people.service
+    people = bot.services.people
     bot.emu.unblock(USER)
     await bot.send("hello again")  # no /start: just writing
     await bot.next(containing="/worksheets")

@@ -25,7 +25,7 @@ async def test_a_us_person_names_their_zone(
     expected = zone or "America/Los_Angeles"
     shown = await bot.next(containing="Time zone:")
     assert "/" not in (shown.text or "")  # the plain label, not the IANA name
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.timezone == expected
 
 
@@ -38,5 +38,5 @@ async def test_a_city_elsewhere_and_an_offset(bot: BotUnderTest) -> None:
         await bot.find("Which time zone")  # the panel itself asks
         await bot.send(typed)
         await bot.next(containing="Your settings")
-        person = await bot.people.service.load(USER)
+        person = await bot.services.people.load(USER)
         assert person is not None and person.profile.timezone == zone

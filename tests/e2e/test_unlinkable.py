@@ -86,7 +86,7 @@ async def test_people_from_before_move_to_random_row_ids(bot: BotUnderTest, tmp_
         (handle,),
     )
     await bot.restart()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE" and person.chat_id == USER
     assert person.person_id != handle and person.person_id.startswith("r")
     await bot.stop()

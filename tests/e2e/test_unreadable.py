@@ -41,7 +41,7 @@ async def test_forget_works_with_any_kind_of_row_corrupted(
     bot: BotUnderTest, which: str, table: str, column: str
 ) -> None:
     await write_everywhere(bot)
-    person = await bot.people.service.load(PERSON)
+    person = await bot.services.people.load(PERSON)
     assert person is not None
     db = bot.services.db if which == "data" else bot.services.keys.db
     assert await corrupt(db, table, column) > 0
@@ -75,7 +75,7 @@ async def test_a_rolled_back_row_is_refused_and_reported(
     bot: BotUnderTest, caplog: pytest.LogCaptureFixture
 ) -> None:
     await bot.onboard()
-    people = bot.people.service
+    people = bot.services.people
     person = await people.load(USER)
     assert person is not None and not person.profile.silent
     db = bot.services.db
@@ -91,7 +91,7 @@ async def test_a_rolled_back_row_is_refused_and_reported(
     )
     await bot.restart()
     with pytest.raises(RolledBackError):
-        await bot.people.service.load(USER)
+        await bot.services.people.load(USER)
     assert "refused a rolled-back person row" in caplog.text
     await bot.send("hello")
     offer = await bot.next(containing="can't be opened")
@@ -106,7 +106,7 @@ async def test_a_rolled_back_journal_entry_is_refused_and_erasure_offered(
     rows = await db.fetch_all("SELECT entry_id, version FROM journal")
     assert any(int(r["version"]) > 0 for r in rows)  # the edit moved its version on
     # An older copy of the entry put back: the version before the edit, its old text.
-    person = await bot.people.service.load(PERSON)
+    person = await bot.services.people.load(PERSON)
     assert person is not None
     entry = next(r for r in rows if int(r["version"]) > 0)
     slot = f"journal:{entry['entry_id']}"
@@ -127,8 +127,8 @@ async def test_rows_left_by_a_forget_that_stopped_half_way_are_swept_at_start(
 ) -> None:
     await write_everywhere(bot)
     await bot.onboard()  # someone else, who must keep everything
-    gone = bot.people.service.person_id(PERSON)
-    kept = bot.people.service.person_id(USER)
+    gone = bot.services.people.person_id(PERSON)
+    kept = bot.services.people.person_id(USER)
     # The crash: the key store's delete committed, the rows' delete never ran.
     await bot.services.keys.destroy_identity(gone)
     await bot.restart()
@@ -136,5 +136,5 @@ async def test_rows_left_by_a_forget_that_stopped_half_way_are_swept_at_start(
     for table in ("people", "journal", "answer_parts", "worksheet_progress", "deliveries"):
         row = await db.fetch_one(f"SELECT COUNT(*) AS n FROM {table} WHERE person_id = ?", (gone,))
         assert row is not None and row["n"] == 0, table
-    assert await bot.people.service.load(USER) is not None
-    assert bot.people.service.person_id(USER) == kept
+    assert await bot.services.people.load(USER) is not None
+    assert bot.services.people.person_id(USER) == kept

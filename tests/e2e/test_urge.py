@@ -87,10 +87,10 @@ async def test_the_whole_flow_and_the_check_back(bot: BotUnderTest) -> None:
     await bot.onboard()
     pause_due_job(bot)
     await through_the_flow(bot)
-    bot.core.clock.advance(timedelta(minutes=19))
+    bot.clock.advance(timedelta(minutes=19))
     await run_due(bot)
     assert not [m for m in bot.unread() if CHECK_BACK in (m.text or "")]
-    bot.core.clock.advance(timedelta(minutes=2))
+    bot.clock.advance(timedelta(minutes=2))
     await run_due(bot)
     ask = await bot.next(containing=CHECK_BACK)
     two = buttons_of(ask)[2][1]
@@ -115,7 +115,7 @@ async def test_the_check_back_survives_a_restart(bot: BotUnderTest) -> None:
     pause_due_job(bot)
     await bot.press(trigger, "Loneliness")
     await bot.next(containing="Naming it")
-    bot.core.clock.advance(timedelta(minutes=21))
+    bot.clock.advance(timedelta(minutes=21))
     await bot.restart()
     await run_due(bot)
     ask = await bot.next(containing=CHECK_BACK)
@@ -130,13 +130,13 @@ async def test_a_paused_person_gets_no_check_back(bot: BotUnderTest) -> None:
     await bot.send("/urge")
     ask = await bot.next(containing=STRENGTH)
     await press_and_read(bot, ask, "9", "What set it off")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     person.profile.paused = True
-    await bot.people.service.save(person)
-    bot.core.clock.advance(timedelta(minutes=25))
+    await bot.services.people.save(person)
+    bot.clock.advance(timedelta(minutes=25))
     await run_due(bot)
-    bot.core.clock.advance(timedelta(hours=3))
+    bot.clock.advance(timedelta(hours=3))
     await run_due(bot)
     assert not [m for m in bot.emu.messages_to(USER) if CHECK_BACK in (m.text or "")]
 
@@ -144,15 +144,15 @@ async def test_a_paused_person_gets_no_check_back(bot: BotUnderTest) -> None:
 async def test_neutral_and_silent_check_back(bot: BotUnderTest) -> None:
     await bot.onboard()
     pause_due_job(bot)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     person.profile.neutral_wording = True
     person.profile.silent = True
-    await bot.people.service.save(person)
+    await bot.services.people.save(person)
     await bot.send("/urge")
     ask = await bot.next(containing=STRENGTH)
     await press_and_read(bot, ask, "7", "What set it off")
-    bot.core.clock.advance(timedelta(minutes=20))
+    bot.clock.advance(timedelta(minutes=20))
     await run_due(bot)
     check = await bot.next(containing="Checking in, as I said I would")
     assert (check.text or "").startswith("A hard moment\n")
@@ -166,13 +166,13 @@ async def test_the_held_draft_comes_back_the_next_day_and_can_be_deleted(
     await bot.onboard()
     pause_due_job(bot)
     await through_the_flow(bot)
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     assert len(await bot.services.urges.drafts(person)) == 1
-    bot.core.clock.advance(timedelta(hours=12))  # later the same day: not yet
+    bot.clock.advance(timedelta(hours=12))  # later the same day: not yet
     await run_due(bot)
     assert not [m for m in bot.unread() if "Yesterday you wrote" in (m.text or "")]
-    bot.core.clock.advance(timedelta(hours=13))
+    bot.clock.advance(timedelta(hours=13))
     await run_due(bot)
     offer = await bot.next(containing="Yesterday you wrote a message")
     assert [label for label, _ in buttons_of(offer)] == ["Read it", "Keep it", "Delete it"]
@@ -184,7 +184,7 @@ async def test_the_held_draft_comes_back_the_next_day_and_can_be_deleted(
     await bot.find("Deleted. It's gone from here.")
     assert await bot.services.urges.drafts(person) == []
     # Offered once only.
-    bot.core.clock.advance(timedelta(days=1))
+    bot.clock.advance(timedelta(days=1))
     await run_due(bot)
     offers = [m for m in bot.emu.messages_to(USER) if "Yesterday you wrote" in (m.text or "")]
     assert len(offers) == 1
@@ -222,12 +222,12 @@ async def test_no_contact_days_start_pause_reset(bot: BotUnderTest) -> None:
     off = await bot.next(containing="count the days")
     await bot.press(off, "Start counting")
     await bot.find("Day 1 starts today.")
-    bot.core.clock.advance(timedelta(days=2))
+    bot.clock.advance(timedelta(days=2))
     await bot.send("/nocontact")
     running = await bot.next(containing="Today is day 3 of no contact")
     await bot.press(running, "Pause the count")
     paused = await bot.find("Paused at day 3")
-    bot.core.clock.advance(timedelta(days=3))
+    bot.clock.advance(timedelta(days=3))
     await bot.send("/nocontact")
     status = await bot.next(containing="paused at day 3")
     await bot.press(status, "Resume the count")
@@ -267,7 +267,7 @@ async def test_the_offer_comes_for_pull_back_words_in_each_language(bot: BotUnde
         await bot.send(text)
         await bot.settle()
         assert not [m for m in bot.unread() if OFFER in (m.text or "")], language
-        bot.core.clock.advance(timedelta(days=1))
+        bot.clock.advance(timedelta(days=1))
     await bot.send("I miss her so much")
     offer = await bot.next(containing=OFFER)
     await bot.press(offer, "Yes, let's")
@@ -286,7 +286,7 @@ async def test_the_offer_can_be_turned_off_and_never_replaces_a_crisis_reply(
     offer = await bot.next(containing=OFFER)
     await bot.press(offer, "Don't offer this again")
     await bot.find("I won't offer it again")
-    bot.core.clock.advance(timedelta(days=1))
+    bot.clock.advance(timedelta(days=1))
     await bot.send("I want to text him")
     await bot.settle()
     assert not [m for m in bot.unread() if OFFER in (m.text or "")]
@@ -310,7 +310,7 @@ async def test_a_crisis_word_in_the_draft_is_kept_and_the_steps_wait(bot: BotUnd
     await bot.send("without you I want to die")
     reply = await bot.next(containing="help is possible")
     await bot.settle()
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     (draft,) = await bot.services.urges.drafts(person)
     assert draft.text == "without you I want to die"
@@ -340,7 +340,7 @@ async def log_urge(bot: BotUnderTest, strength: str, later: str | None = None) -
     ask = await bot.next(containing=STRENGTH)
     await press_and_read(bot, ask, strength, "What set it off")
     if later is not None:
-        bot.core.clock.advance(timedelta(minutes=20))
+        bot.clock.advance(timedelta(minutes=20))
         await run_due(bot)
         check = await bot.next(containing=CHECK_BACK)
         await bot.press(check, later)
@@ -353,9 +353,9 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
     await bot.send("/progress")
     await bot.next(containing="nothing to show yet")
     await log_urge(bot, "9", later="4")
-    bot.core.clock.advance(timedelta(days=3))
+    bot.clock.advance(timedelta(days=3))
     await log_urge(bot, "7")
-    bot.core.clock.advance(timedelta(days=2))
+    bot.clock.advance(timedelta(days=2))
     await log_urge(bot, "5", later="2")
     await bot.send("/progress")
     chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=60)
@@ -365,7 +365,7 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
         "There isn't enough yet to compare these four weeks with the four before. "
         "That's fine; each hard moment you log makes the picture clearer."
     )
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     data, _ = await bot.services.urges.progress(person)
     plotted = plot_data(data, LABELS)
@@ -377,14 +377,14 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
 
 async def test_the_check_in_offers_a_mood_tap_and_a_hard_moment(bot: BotUnderTest) -> None:
     await join(bot)
-    bot.core.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
     await run_daily(bot)
     (prompt,) = prompts_to(bot)
     await bot.press(prompt, "2")
     await bot.next(containing="Noted: 2 of 5")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    moods = await bot.services.urges.moods(person, bot.core.clock().date())
+    moods = await bot.services.urges.moods(person, bot.clock().date())
     assert [(m.day.isoformat(), m.rating) for m in moods] == [("2026-12-01", 2)]
     await bot.press(prompt, "A hard moment")
     await bot.next(containing=STRENGTH)
@@ -429,7 +429,7 @@ async def test_forget_removes_every_urge_row(bot: BotUnderTest) -> None:
     await bot.settle()
     assert await rows() == [0, 0, 0, 0]
     # A check-back still due for someone forgotten sends nothing.
-    bot.core.clock.advance(timedelta(minutes=30))
+    bot.clock.advance(timedelta(minutes=30))
     await run_due(bot)
     assert not [m for m in bot.emu.messages_to(USER) if CHECK_BACK in (m.text or "")]
 
@@ -441,17 +441,17 @@ async def test_the_no_contact_day_in_the_check_in_never_on_a_neutral_lock_screen
     await join(bot)  # check-ins at 07:30 London
     pause_due_job(bot)
     if neutral:
-        person = await bot.people.service.load(USER)
+        person = await bot.services.people.load(USER)
         assert person is not None
         person.profile.neutral_wording = True
-        await bot.people.service.save(person)
+        await bot.services.people.save(person)
     await bot.send("/nocontact")
     off = await bot.next(containing="count the days")
     await bot.press(off, "Start counting")
     started = await bot.find("Day 1 starts today.")
     await bot.press(started, "Show it in my check-in")
     await bot.find("each daily check-in ends with the day of the count")
-    bot.core.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # the next morning
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # the next morning
     await run_daily(bot)
     (prompt,) = prompts_to(bot)
     if not neutral:
@@ -467,12 +467,12 @@ async def test_a_check_in_reply_that_sounds_like_the_pull_is_offered_and_still_s
     bot: BotUnderTest,
 ) -> None:
     await join(bot)
-    bot.core.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
+    bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
     await run_daily(bot)
     (prompt,) = prompts_to(bot)
     await bot.send("I miss him so much today", reply_to_message_id=prompt.message_id)
     await bot.next(containing=OFFER)
     await bot.next(containing="Saved to your journal")
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
-    assert (await bot.features.checkins.journal.page(person, 0, 5)).total == 1
+    assert (await bot.services.journal.page(person, 0, 5)).total == 1

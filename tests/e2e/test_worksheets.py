@@ -41,7 +41,7 @@ def sheet(bot: BotUnderTest, worksheet_id: str = WS) -> Worksheet:
 
 
 async def person_of(bot: BotUnderTest) -> Person:
-    person = await bot.people.service.load(USER)
+    person = await bot.services.people.load(USER)
     assert person is not None
     return person
 
@@ -194,7 +194,7 @@ async def test_pause_restart_and_resume_days_later(bot: BotUnderTest) -> None:
     await bot.send("just saying hello")
     await bot.next(containing="/resume to carry on")  # not taken as an answer while paused
 
-    bot.core.clock.advance(timedelta(days=3))
+    bot.clock.advance(timedelta(days=3))
     await bot.restart()
     await bot.send("/resume")
     q2 = await bot.next(containing="Question 2 of")
@@ -229,7 +229,7 @@ async def test_two_worksheets_interleaved(bot: BotUnderTest) -> None:
 
     person = await person_of(bot)
     person.profile.active_worksheet = None
-    await bot.people.service.save(person)
+    await bot.services.people.save(person)
     await bot.send("/resume")
     choice = await bot.next(containing="more than one")
     assert labels(choice) == ["Bond or love?", "Why leaving is hard"]
@@ -273,7 +273,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
         "grounding_01",
         None,
         person.cipher.seal_text(journal_slot(entry), "a quiet morning"),
-        int(bot.core.clock().timestamp()),
+        int(bot.clock().timestamp()),
     )
     await begin(bot)
     await bot.send("first part")
@@ -318,10 +318,10 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     person = await person_of(bot)
     expected = await export.collect(
         svc(bot),
-        bot.features.checkins.journal,
+        bot.services.journal,
         person,
         bot.services.content.locales["en"],
-        bot.core.clock(),
+        bot.clock(),
     )
     assert len(reader.pages) == pdf_text.pages_for(len(export.pdf_lines(expected)))
     text = "".join(p.extract_text() for p in reader.pages)
@@ -373,7 +373,7 @@ async def test_discreet_mode_deletes_exactly_the_worksheet_messages(bot: BotUnde
     await bot.onboard()
     person = await person_of(bot)
     person.profile.discreet = True
-    await bot.people.service.save(person)
+    await bot.services.people.save(person)
     command = await bot.send("/worksheets")
     listing = await bot.next(containing="Worksheets")
     await bot.press(listing, data=f"ws:open:{WS}")
