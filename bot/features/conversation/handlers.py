@@ -8,7 +8,8 @@ text (issue 12).
   message that triggered the crisis reply is left alone (that reply has its own buttons).
 - /stop, /cancel, /menu do what the words do.
 - Group 99 (the fallback): photos, voice, files, stickers, locations, contacts, unknown
-  commands. One kind reply each, saying nothing was kept, with buttons. A feature that
+  commands. Service messages (auto-delete turned on, a pin, a chat background) are not
+  answered at all. One kind reply each, saying nothing was kept, with buttons. A feature that
   does keep media in one of its states (the record) answers first, in its own group.
 - A stored state this module does not know (another feature's: the record, the urge flow)
   is left to that feature's route, words and all: it knows what "cancel" means there.
@@ -223,6 +224,8 @@ class ConversationFeature:
         chat = update.effective_chat
         if message is None or chat is None or context.crisis is not None:
             return
+        if is_service_message(message):
+            return
         tx = context.tx
         person = await current_person(update, context)
         if message.text is not None and message.text.startswith("/"):
@@ -236,6 +239,14 @@ class ConversationFeature:
             return
         await remember(context.services, person, message)
         await self.show_menu(context, person, lead=lead, full=full)
+
+
+def is_service_message(message: Message) -> bool:
+    """Telegram's notes about the chat itself (an auto-delete timer set, a message pinned,
+    a background chosen...) carry no text, caption or attachment. Nobody wrote anything, so
+    nothing is answered: turning on auto-delete is a step this bot's people may well take,
+    and a reply to it would undo part of what they meant."""
+    return message.text is None and message.caption is None and message.effective_attachment is None
 
 
 def _replies_to_bot(message: Message) -> bool:
