@@ -7,7 +7,7 @@ worksheets; tests/unit/test_telltales.py checks every entry against a list of wo
 watcher would notice, in all our languages.
 
 The picker is pure: the caller keeps a sequence number in the cover state (started with
-`start_sequence`, one step per entry shown) and a count of replies sent today. Starting
+`start_sequence`, the entry last shown; one step per entry shown after it) and a count of replies sent today. Starting
 from the date means that everyone in cover on the same day starts on the same entry, as
 with a real "of the day" bot, and entries repeat only after the whole list has been shown.
 
@@ -85,8 +85,10 @@ class Decoys:
         """The decoy's answer to anything typed while in cover."""
         voice = self.voice(theme, language)
         if replies_today < MORE_PER_DAY:
+            # `sequence` is the entry already on screen (the cover message's, or the last
+            # reply's): "one more" is the one after it, never the same one again.
             template = voice.more[sequence % len(voice.more)]
-            text = template.format(entry=self.entry(theme, language, sequence))
+            text = template.format(entry=self.entry(theme, language, sequence + 1))
             return DecoyReply(text, shows_entry=True)
         return DecoyReply(voice.enough[replies_today % len(voice.enough)], shows_entry=False)
 

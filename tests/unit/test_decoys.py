@@ -55,7 +55,7 @@ def test_replies_give_more_then_run_out_for_the_day(decoys: Decoys) -> None:
     for today in range(MORE_PER_DAY):
         reply = decoys.reply("recipe", "en", sequence, today)
         assert reply.shows_entry
-        assert decoys.entry("recipe", "en", sequence) in reply.text
+        assert decoys.entry("recipe", "en", sequence + 1) in reply.text
         seen.append(reply.text)
         sequence += 1
     assert len(set(seen)) == MORE_PER_DAY
@@ -63,6 +63,19 @@ def test_replies_give_more_then_run_out_for_the_day(decoys: Decoys) -> None:
     assert not done.shows_entry and done.text in voice.enough
     again = decoys.reply("recipe", "en", sequence, MORE_PER_DAY + 1)
     assert not again.shows_entry and again.text in voice.enough
+
+
+def test_one_more_is_never_the_entry_just_shown(decoys: Decoys) -> None:
+    """The cover message shows entry N; "Sure, one more:" used to show entry N again."""
+    for theme in decoys.theme_ids():
+        for language in decoys.themes[theme]:
+            entries = decoys.voice(theme, language).entries
+            start = start_sequence(date(2026, 12, 1))
+            for sequence in range(start, start + len(entries) * 3):
+                on_screen = decoys.entry(theme, language, sequence)
+                assert on_screen in decoys.cover_message(theme, language, sequence)
+                reply = decoys.reply(theme, language, sequence, 0)
+                assert on_screen not in reply.text, (theme, language, sequence)
 
 
 def test_unknown_theme_or_language_still_answers(decoys: Decoys) -> None:
