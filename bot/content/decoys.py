@@ -7,7 +7,8 @@ worksheets; tests/unit/test_telltales.py checks every entry against a list of wo
 watcher would notice, in all our languages.
 
 The picker is pure: the caller keeps a sequence number in the cover state (started with
-`start_sequence`, the entry last shown; one step per entry shown after it) and a count of replies sent today. Starting
+`start_sequence`: the entry last shown, one step per entry shown after it) and a count of
+replies sent today. Starting
 from the date means that everyone in cover on the same day starts on the same entry, as
 with a real "of the day" bot, and entries repeat only after the whole list has been shown.
 

@@ -411,9 +411,18 @@ class UrgeButton(CallbackData):
 
 
 class NoContactButton(
-    _Choice, prefix="nc", pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff|show"
+    _Choice,
+    prefix="nc",
+    pattern=r"start|pause|resume|reset|resetok|resetno|stop|inon|inoff|show|earlier"
+    r"|from:[0-9]{4}-[0-9]{2}-[0-9]{2}",
 ):
-    pass
+    """`from:<local date>`: a count that began on an earlier day (the date rides along, so
+    a picker left open past midnight still means the day it showed)."""
+
+    @property
+    def since(self) -> dt.date | None:
+        day = self.value.removeprefix("from:")
+        return dt.date.fromisoformat(day) if day != self.value and _is_date(day) else None
 
 
 @dataclass(frozen=True)

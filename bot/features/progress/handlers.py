@@ -4,14 +4,19 @@ The urge flow itself is bot/features/urge/handlers.py."""
 
 from __future__ import annotations
 
+from datetime import date
+
 from telegram import Update
 
 from bot.content.urge_model import reading_text
+from bot.core import local_format
 from bot.core.callbacks import MoodButton, NoContactButton
+from bot.core.languages import LANGUAGES
 from bot.features.progress.chart import ChartLabels
-from bot.features.progress.no_contact import MarkKind
-from bot.features.urge.service import UrgeService
-from bot.features.urge.views import no_contact_view, reset_confirm_view
+from bot.features.progress.no_contact import MarkKind, NoContact, State
+from bot.features.record.dates import parse_when
+from bot.features.urge.service import UrgeService, zone_of
+from bot.features.urge.views import earlier_view, no_contact_view, reset_confirm_view
 from bot.framework.chat import (
     Button,
     command_person,
@@ -39,13 +44,45 @@ class ProgressFeature:
 
     async def no_contact_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
-        if person is not None:
-            count = await _urges(context).count(person)
-            await tell(
-                context,
-                person,
-                *no_contact_view(context.tx, count, in_checkin=person.profile.nocontact_in_checkin),
-            )
+        if person is None:
+            return
+        urges, tx = _urges(context), context.tx
+        count = await urges.count(person)
+        typed = " ".join(context.args or [])
+        if typed and count.state is State.OFF:
+            # "/nocontact 3 November": the count began on that day, read the local way.
+            today = urges.now().astimezone(zone_of(person)).date()
+            languages = (context.language, *LANGUAGES)
+            found = parse_when(typed, languages, today, country=person.profile.country)
+            if found is not None and found.day <= today:
+                await self._start_on(context, update, person, found.day, edit=False)
+                return
+            text, rows = earlier_view(tx, today, context.formats, lead=tx("nocontact.unclear"))
+            await tell(context, person, text, rows)
+            return
+        shown = person.profile.nocontact_in_checkin
+        await tell(context, person, *no_contact_view(tx, count, in_checkin=shown))
+
+    async def _start_on(
+        self, context: Context, update: Update, person: Person, day: date, *, edit: bool
+    ) -> None:
+        tx, urges = context.tx, _urges(context)
+        marked = await urges.mark(person, MarkKind.START, since=day)
+        shown = person.profile.nocontact_in_checkin
+        if marked is None:
+            # Before a count that was stopped, or a stale picker: the count as it stands.
+            current = await urges.count(person)
+            text, rows = no_contact_view(tx, current, in_checkin=shown)
+            if current.state is State.OFF:
+                today = urges.now().astimezone(zone_of(person)).date()
+                text, rows = earlier_view(tx, today, context.formats, lead=tx("nocontact.unclear"))
+        else:
+            _, rows = no_contact_view(tx, marked, in_checkin=shown)
+            text = _started_text(context, marked)
+        if edit:
+            await replace_or_say(context, update, text, person=person, buttons=rows)
+        else:
+            await tell(context, person, text, rows)
 
     async def progress_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
@@ -82,6 +119,14 @@ class ProgressFeature:
             _, rows = no_contact_view(tx, count, in_checkin=person.profile.nocontact_in_checkin)
             await replace_or_say(context, update, tx(key), person=person, buttons=rows)
             return
+        if data.value == "earlier":
+            today = urges.now().astimezone(zone_of(person)).date()
+            text, rows = earlier_view(tx, today, context.formats)
+            await replace_or_say(context, update, text, person=person, buttons=rows)
+            return
+        if data.since is not None:
+            await self._start_on(context, update, person, data.since, edit=True)
+            return
         if data.value == "reset":
             text, rows = reset_confirm_view(tx)
             await replace_or_say(context, update, text, person=person, buttons=rows)
@@ -115,6 +160,13 @@ class ProgressFeature:
             person=person,
             silent=True,
         )
+
+
+def _started_text(context: Context, count: NoContact) -> str:
+    if count.began is None or count.day <= 1:
+        return context.tx("nocontact.started")
+    began = local_format.long_day(count.began, context.formats)
+    return context.tx("nocontact.started_on", date=began, day=count.day)
 
 
 def _urges(context: Context) -> UrgeService:

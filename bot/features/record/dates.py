@@ -33,8 +33,11 @@ from babel.dates import format_time
 
 from bot.core import local_format
 
+# "21.30" is a time, but "21.11." and "21.11.2026" are German dates: a dot-separated time
+# is never followed by another dot and digits or a closing dot.
 _TIME = re.compile(
-    r"(?<![0-9])([01]?[0-9]|2[0-3])(?:[:.h]([0-5][0-9])|h|\s?(am|pm|a\.m\.|p\.m\.))(?![0-9])"
+    r"(?<![0-9.])([01]?[0-9]|2[0-3])"
+    r"(?:[:h]([0-5][0-9])|\.([0-5][0-9])(?!\.)|h|\s?(am|pm|a\.m\.|p\.m\.))(?![0-9])"
 )
 _ISO = re.compile(r"(?<![0-9])([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})(?![0-9])")
 _NUMERIC = re.compile(r"(?<![0-9:])([0-9]{1,2})[./]([0-9]{1,2})(?:[./]([0-9]{2,4}))?\.?(?![0-9:])")
@@ -110,8 +113,8 @@ def _date(year: int | None, month: int, day: int, today: dt.date) -> dt.date | N
 
 def _time(found: re.Match[str]) -> dt.time:
     hour = int(found.group(1))
-    minute = int(found.group(2) or 0)
-    suffix = (found.group(3) or "").replace(".", "")
+    minute = int(found.group(2) or found.group(3) or 0)
+    suffix = (found.group(4) or "").replace(".", "")
     if suffix == "pm" and hour < 12:
         hour += 12
     elif suffix == "am" and hour == 12:

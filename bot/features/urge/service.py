@@ -106,6 +106,13 @@ def zone_of(person: Person) -> ZoneInfo:
         return ZoneInfo("UTC")
 
 
+def earliest_start(marks: list[Mark], zone: ZoneInfo) -> datetime | None:
+    """How far back a new count may begin: just after the latest mark (None: any day)."""
+    if not marks:
+        return None
+    return max(m.at for m in marks) + timedelta(seconds=1)
+
+
 def offer_back_at(written: datetime, zone: ZoneInfo) -> datetime:
     """The next local day, at the hour it was written, kept between 09:00 and 21:00."""
     local = written.astimezone(zone)
@@ -330,13 +337,29 @@ class UrgeService:
     async def count(self, person: Person) -> NoContact:
         return no_contact(await self.marks(person), now=self.now(), zone=zone_of(person))
 
-    async def mark(self, person: Person, kind: MarkKind) -> NoContact | None:
-        """Apply a mark if the count's state accepts it (a stale button changes nothing)."""
+    async def mark(
+        self, person: Person, kind: MarkKind, *, since: date | None = None
+    ) -> NoContact | None:
+        """Apply a mark if the count's state accepts it (a stale button changes nothing).
+        `since`: a start on an earlier local day (day 1 is that day), never before the
+        latest mark (a count that was stopped stays as it was) nor in the future."""
         marks = await self.marks(person)
         before = no_contact(marks, now=self.now(), zone=zone_of(person))
         if kind not in allowed(before.state):
             return None
-        marks.append(Mark(kind, self.now()))
+        at = self.now()
+        if since is not None:
+            if kind is not MarkKind.START:
+                return None
+            earliest = earliest_start(marks, zone_of(person))
+            if since > at.astimezone(zone_of(person)).date() or (
+                earliest is not None and since < earliest.astimezone(zone_of(person)).date()
+            ):
+                return None
+            at = min(at, datetime.combine(since, time(0), zone_of(person)))
+            if earliest is not None:
+                at = max(at, earliest)
+        marks.append(Mark(kind, at))
         data = json.dumps([[m.kind.value, _ts(m.at)] for m in marks], separators=(",", ":"))
         await self.store.put_note(
             person.person_id,

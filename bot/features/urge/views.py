@@ -3,9 +3,12 @@ a translator in, text and buttons out."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from bot.content.texts import Tx
 from bot.content.urge_model import FOLLOW_UP_DELAY, MAX_STRENGTH, check_back_key
 from bot.content.urge_texts import trigger_buttons
+from bot.core import local_format
 from bot.core.buttons import Button, Rows
 from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
@@ -181,6 +184,8 @@ def no_contact_view(
         if kind in ok
     ]
     rows: Rows = [row[:2], row[2:]] if len(row) > 2 else [row]
+    if count.state is State.OFF:
+        rows.append([(tx("nocontact.btn_earlier"), NoContactButton("earlier").encode())])
     if count.state is not State.OFF:
         toggle = (
             ("inoff", "nocontact.btn_checkin_off")
@@ -189,6 +194,29 @@ def no_contact_view(
         )
         rows.append([(tx(toggle[1]), NoContactButton(toggle[0]).encode())])
     return text, rows
+
+
+EARLIER_DAYS = (1, 2, 3, 4, 5, 6, 7, 14)
+
+
+def earlier_view(
+    tx: Tx, today: dt.date, formats: str, *, lead: str | None = None
+) -> tuple[str, Rows]:
+    """Which day was day 1: a day of the last two weeks to tap, or one typed after
+    /nocontact ("/nocontact 3 November", in the person's own way of writing dates)."""
+    example = local_format.long_day(today - dt.timedelta(days=10), formats)
+    ask = tx("nocontact.earlier_ask", example=f"/nocontact {example}")
+    days = [today - dt.timedelta(days=n) for n in EARLIER_DAYS]
+    buttons: list[Button] = [
+        (
+            tx("nocontact.btn_yesterday") if n == 1 else local_format.short_day(day, formats),
+            NoContactButton(f"from:{day.isoformat()}").encode(),
+        )
+        for n, day in zip(EARLIER_DAYS, days, strict=True)
+    ]
+    rows: Rows = [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
+    rows.append([(tx("nocontact.btn_start"), NoContactButton("start").encode())])
+    return (ask if lead is None else f"{lead}\n\n{ask}"), rows
 
 
 def reset_confirm_view(tx: Tx) -> tuple[str, Rows]:
