@@ -97,3 +97,13 @@ def validate_texts(raw: object) -> list[Problem]:
 
     walk(raw, ())
     return problems
+
+
+def feature_list(tx: Tx) -> str:
+    """Every feature by its command (content: features.list): /guide, /menu and the end
+    of onboarding all show this one list, so none of them can leave a feature out."""
+    return tx("features.list")
+
+
+def guide_text(tx: Tx) -> str:
+    return tx("guide.text", features=feature_list(tx))

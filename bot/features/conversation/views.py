@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.content.texts import Tx
+from bot.content.texts import Tx, feature_list
 from bot.core.buttons import Button, Rows
 from bot.core.callbacks import CrisisButton, DailyButton, MenuButton, StopButton
 
@@ -39,7 +39,11 @@ def menu_view(
 ) -> tuple[str, Rows]:
     """`lead`: a line before the menu ("Hi. I'm here."); `waiting`: what still waits for
     them (a question, a paused worksheet); `full`: the list of commands, or the buttons only."""
-    parts = [p for p in (lead, tx("conversation.menu") if full else "", waiting) if p]
+    parts = [
+        p
+        for p in (lead, tx("conversation.menu", features=feature_list(tx)) if full else "", waiting)
+        if p
+    ]
     buttons = menu_buttons(tx, commands, worksheet_waiting=worksheet_waiting)
     return "\n\n".join(parts), buttons
 

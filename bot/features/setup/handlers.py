@@ -13,6 +13,7 @@ from telegram import Update
 from telegram.error import BadRequest
 
 from bot.content.locales import endonym
+from bot.content.texts import feature_list
 from bot.core import local_format
 from bot.core.buttons import Rows
 from bot.core.callbacks import (
@@ -223,7 +224,12 @@ class SetupFeature:
         for hook in self.hub.after_onboarding:
             if await hook(update, context, person):
                 return
-        await say(context, person.chat_id, context.tx("setup.done"), person=person)
+        await say(
+            context,
+            person.chat_id,
+            context.tx("setup.done", features=feature_list(context.tx)),
+            person=person,
+        )
 
     # --- typed answers ------------------------------------------------------------------
 

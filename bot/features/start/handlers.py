@@ -10,6 +10,7 @@ from telegram import Update
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ApplicationHandlerStop
 
+from bot.content.texts import guide_text
 from bot.core.state import ONBOARDING, SetupState
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.features.conversation.views import menu_buttons
@@ -91,7 +92,7 @@ class BasicsFeature:
         if chat is not None:
             person = await current_person(update, context)
             await remember(context.services, person, update.effective_message)
-            await say(context, chat.id, context.tx("guide.text"), person=person)
+            await say(context, chat.id, guide_text(context.tx), person=person)
 
     async def settings(self, update: Update, context: Context) -> None:
         person = await current_person(update, context)

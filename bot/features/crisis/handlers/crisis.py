@@ -28,6 +28,7 @@ from telegram import Message, Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.content.crisis_reply import compose_full_list
+from bot.content.texts import guide_text
 from bot.core.callbacks import CrisisButton
 from bot.features.crisis.capture import SAFETY_PLAN
 from bot.features.crisis.handlers import safety_check
@@ -151,7 +152,7 @@ async def ensure_reply(update: Update, context: Context) -> None:
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:
     await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
     if guide:
-        await send_urgent(update, context, context.tx("guide.text"))
+        await send_urgent(update, context, guide_text(context.tx))
 
 
 async def on_sos(update: Update, context: Context) -> None:
