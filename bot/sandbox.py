@@ -1,10 +1,14 @@
 """`python -m bot sandbox`: the real bot against the local emulator, chatting in this terminal.
 
 You type as a user; the bot's messages print with their buttons numbered, and typing a
-number presses one. Lines starting with ':' are sandbox commands (:help).
+number presses one of the latest message's buttons (older buttons still sit in a real chat,
+but a number typed by habit should not press an old question's answer). Lines starting
+with ':' are sandbox commands (:help): `:lang es` to be a person whose Telegram is in
+Spanish, `:reply N text` to answer message N as Telegram's Reply does.
 
 The sandbox shows what discretion is about, which a chat window would show a person: the
-files the bot sends (saved in a folder it names, with their captions), which of your own
+files and pictures the bot sends (saved in a folder it names, with their captions, so the
+/progress chart can be opened), which of your own
 messages the bot deleted, and that a message's old buttons go when it changes. Log lines go
 to a file in the data dir, not into the conversation.
 """
@@ -33,7 +37,9 @@ SANDBOX_USER = 424242
 SANDBOX_TOKEN = "1000000001:sandbox-token-not-a-secret-0000"  # noqa: S105 - only the local emulator sees it
 HELP = """Sandbox commands:
   <text>      send a message as the user
-  <number>    press the button with that number
+  <number>    press the button with that number (the latest message's buttons)
+  :reply N T  reply to message number N with text T (as Telegram's Reply)
+  :lang es    be a person whose Telegram is in that language (en es fr de it nl pt)
   :edit N T   edit your message number N to text T
   :sticker    send a sticker   :photo [caption]   send a photo
   :next       jump the sandbox's clock to your next check-in and deliver it
@@ -72,8 +78,11 @@ class Terminal:
         self.pressable: dict[int, tuple[int, str]] = {}
         self.numbers_of: dict[int, list[int]] = {}  # message id -> its current button numbers
         self.gone: set[int] = set()  # numbers of buttons that were edited or deleted away
+        self.earlier: set[int] = set()  # numbers of buttons on messages older than the latest
         self.mine: set[int] = set()  # ids of the messages typed here
         self.next_number = 1
+        self.language = "en"  # the language_code Telegram would send for this person
+        self.latest = 0  # the id of the latest bot message: only its buttons are pressable
 
     def _forget_buttons(self, message_id: int) -> None:
         for number in self.numbers_of.pop(message_id, []):
@@ -98,10 +107,11 @@ class Terminal:
                 continue
             label = "edited" if before is not None else "bot"
             print(f"\n[{label} #{message.message_id}]")
-            if message.document is not None:
-                print(f"  {self._save(message.document)}")
-                for line in (message.document.caption or "").splitlines():
-                    print(f"  {line}")
+            for sent_file in (message.document, message.photo):
+                if sent_file is not None:
+                    print(f"  {self._save(sent_file)}")
+                    for line in (sent_file.caption or "").splitlines():
+                        print(f"  {line}")
             for line in (message.text or "").splitlines():
                 print(f"  {line}")
             numbers = self.numbers_of.setdefault(message.message_id, [])
@@ -111,6 +121,16 @@ class Terminal:
                 self.pressable[number] = (message.message_id, data)
                 numbers.append(number)
                 print(f"  [{number}] {text}")
+            if message.message_id > self.latest:
+                self._retire_before(message.message_id)
+
+    def _retire_before(self, message_id: int) -> None:
+        """A newer message arrived: the numbers of older buttons stop pressing."""
+        self.latest = message_id
+        for older in [m for m in self.numbers_of if m < message_id]:
+            for number in self.numbers_of.pop(older):
+                self.pressable.pop(number, None)
+                self.earlier.add(number)
 
     def _save(self, document: SentDocument) -> str:
         """Keep a file the bot sent where the person can open it, as a phone would."""
@@ -118,7 +138,7 @@ class Terminal:
         if self.exports is None:
             return f"(file: {document.filename}, {size})"
         self.exports.mkdir(parents=True, exist_ok=True)
-        name = Path(document.filename).name or "file"
+        name = Path(document.filename).name or "picture.png"
         target = self.exports / name
         stem, suffix = target.stem, target.suffix
         copy = 2
@@ -175,6 +195,11 @@ class Terminal:
         elif text.strip().isdigit() and int(text) in self.pressable:
             message_id, data = self.pressable[int(text)]
             self.emu.user_presses(SANDBOX_USER, message_id, data)
+        elif text.strip().isdigit() and int(text) in self.earlier:
+            print(
+                f"  (sandbox: button {int(text)} is on an earlier message; a number presses"
+                " only the latest message's buttons)"
+            )
         elif text.strip().isdigit() and int(text) in self.gone:
             print(
                 f"  (sandbox: button {int(text)} is gone: its message changed or was deleted;"
@@ -184,6 +209,27 @@ class Terminal:
             _, number, new_text = [*text.split(" ", 2), "", ""][:3]
             if number.isdigit() and new_text:
                 self.emu.user_edits(SANDBOX_USER, int(number), new_text)
+        elif text.startswith(":lang"):
+            code = text[len(":lang") :].strip().lower()
+            if not re.fullmatch(r"[a-z]{2}", code):
+                print("  (sandbox: try :lang es)")
+            else:
+                self.language = code
+                self.emu.user_language(SANDBOX_USER, code)
+                print(f"  (sandbox: your Telegram is now in '{code}')")
+        elif text.startswith(":reply "):
+            _, number, words = [*text.split(" ", 2), "", ""][:3]
+            if not number.isdigit() or not words:
+                print("  (sandbox: try :reply 12 your words)")
+            else:
+                sent = self.emu.user_sends(
+                    SANDBOX_USER,
+                    words,
+                    language_code=self.language,
+                    reply_to_message_id=int(number),
+                )
+                self._mine(sent)
+                print(f"  (you, #{sent['message']['message_id']}, replying to #{number})")
         elif text.strip() == ":next":
             self._spawn(self._next_check_in())
         elif text.startswith(":later"):
@@ -195,12 +241,15 @@ class Terminal:
                 print(f"  (sandbox: the clock now reads {self.clock():%a %d %b %H:%M} UTC)")
                 self._spawn(self._deliver_due())
         elif text.strip() == ":sticker":
-            self._mine(self.emu.user_sends(SANDBOX_USER, sticker=True))
+            self._mine(self.emu.user_sends(SANDBOX_USER, sticker=True, language_code=self.language))
         elif text.startswith(":photo"):
             caption = text[len(":photo") :].strip() or None
-            self._mine(self.emu.user_sends(SANDBOX_USER, photo=True, caption=caption))
+            sent = self.emu.user_sends(
+                SANDBOX_USER, photo=True, caption=caption, language_code=self.language
+            )
+            self._mine(sent)
         elif text:
-            sent = self.emu.user_sends(SANDBOX_USER, text)
+            sent = self.emu.user_sends(SANDBOX_USER, text, language_code=self.language)
             self._mine(sent)
             print(f"  (you, #{sent['message']['message_id']})")
         return True

@@ -182,6 +182,10 @@ class BotApiEmulator:
         /start in an earlier run)."""
         self._state.private_chat(self._state.user(user_id, first_name, language_code))
 
+    def user_language(self, user_id: int, language_code: str) -> None:
+        """The person's Telegram app is now in another language: later updates carry it."""
+        self._state.user(user_id).language_code = language_code
+
     def user_sends(
         self,
         user_id: int,

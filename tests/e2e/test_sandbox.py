@@ -99,3 +99,61 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
     assert "bot started" in (tmp_path / "sbx" / "sandbox.log").read_text(encoding="utf-8")
     # A sandbox key in the sandbox folder is no production risk: no advice about it.
     assert "move it to a secret" not in output
+
+
+def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
+    """`:lang es` is a person whose Telegram is in Spanish, `:reply N` answers message N
+    as Telegram's Reply does, and a typed number presses only the latest message's
+    buttons (issue 23)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "bot", "sandbox", "--data-dir", str(tmp_path / "sbx")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    watchdog = threading.Timer(60, process.kill)
+    watchdog.start()
+    seen: list[str] = []
+
+    def read_until(needle: str) -> str:
+        assert process.stdout is not None
+        for line in process.stdout:
+            seen.append(line)
+            if needle in line:
+                return line
+        raise AssertionError(f"{needle!r} never printed:\n{''.join(seen)}")
+
+    def type_line(text: str) -> None:
+        assert process.stdin is not None
+        process.stdin.write(text + "\n")
+        process.stdin.flush()
+
+    try:
+        read_until("Type /start to begin")
+        type_line(":lang es")
+        read_until("your Telegram is now in 'es'")
+        type_line("/start")
+        read_until("¿En qué país estás?")
+        spain = read_until("] España")
+        number = spain.split("[")[1].split("]")[0]
+        type_line("Irlanda")  # answered by typing: the list above is now an earlier message
+        read_until("recibir un mensaje breve una vez al día")
+        type_line(number)
+        read_until(f"button {number} is on an earlier message")
+        type_line("/menu")
+        menu = read_until("[bot #")
+        menu_id = menu.split("#")[1].split("]")[0]
+        type_line(f":reply {menu_id} hola")
+        read_until(f"replying to #{menu_id}")
+        type_line(":quit")
+        assert process.wait(timeout=30) == 0
+    finally:
+        watchdog.cancel()
+        if process.poll() is None:
+            process.kill()
+    assert "Traceback" not in "".join(seen)
