@@ -117,10 +117,10 @@ class SetupFeature:
     async def on_language_button(
         self, update: Update, context: Context, data: LanguageButton
     ) -> None:
-        person = await current_person(update, context)
-        if person is None:
+        found = await self._person_and_mode(update, context, "language")
+        if found is None:
             return
-        mode = context.services.setup.mode_of(person, "language")
+        person, mode = found
         if not await context.services.setup.set_language(person, data.value):
             return
         context.bind(person)  # this reply, and every one after it, in the new language
@@ -246,10 +246,29 @@ class SetupFeature:
     async def _person_and_mode(
         self, update: Update, context: Context, step: str
     ) -> tuple[Person, str] | None:
+        """The person and mode for a button of `step`'s question; None (after saying so)
+        when that question is no longer the one waiting: an old country list, an old
+        "Skip for now" or an old "12:30" changes nothing once the step has moved on."""
         person = await current_person(update, context)
         if person is None:
             return None
+        state = setup_state(person.state)
+        if state is None or state.step != step:
+            await self.earlier_button(update, context, person)
+            return None
         return person, context.services.setup.mode_of(person, step)
+
+    async def earlier_button(self, update: Update, context: Context, person: Person) -> None:
+        """One line, the old buttons taken off, and the step that waits asked again."""
+        await strip_buttons(pressed_message(update))
+        await say(context, person.chat_id, context.tx("fallback.earlier_button"), person=person)
+        state = setup_state(person.state)
+        if state is None:
+            return
+        if state.step == "language":
+            await self.ask_language(update, context, person, state.mode)
+        elif state.step in SETUP_STEPS:
+            await self.ask(update, context, person, state.step, state.mode)
 
     async def on_country_button(
         self, update: Update, context: Context, data: CountryButton
@@ -301,7 +320,7 @@ class SetupFeature:
         await strip_buttons(pressed_message(update))
         outcome = await context.services.setup.safety(person, data.value)
         if outcome is None or outcome is Safety.STALE:
-            return
+            return  # (a stale one was answered by _person_and_mode already)
         if outcome is Safety.ADVICE:
             advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
             await say(context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx))

@@ -31,6 +31,7 @@ from bot.framework.chat import (
     private_command_person,
     release,
     replace_or_say,
+    strip_buttons,
     tell,
 )
 from bot.framework.context import Context
@@ -274,7 +275,15 @@ class WorksheetsFeature:
         ):
             return
         if not await flow.is_current(person, ws, position):
-            await tell(context, person, context.tx("worksheets.expired"))
+            # An old question's Next, Back or Clear: nothing changes, and the question the
+            # person is on comes back (or, if this worksheet is not in progress, /resume).
+            await strip_buttons(pressed)
+            current = await flow.continue_at(person, ws)
+            if current is None:
+                await tell(context, person, context.tx("worksheets.expired"))
+                return
+            await tell(context, person, context.tx("fallback.earlier_button"))
+            await screens.show_question(context, person, ws, current)
             return
         if action == "clr":
             written = await flow.clear_answer(person, ws, position)
