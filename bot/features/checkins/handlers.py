@@ -280,12 +280,9 @@ class DailyFeature:
         reply_to = None
         if quoted is not None and quoted.from_user is not None and quoted.from_user.is_bot:
             reply_to = quoted.message_id
-        if person.state and reply_to is None:
-            return False  # a pending question gets free text, never the journal
-        # An explicit reply to a check-in is a journal entry even mid-worksheet.
-        prompt_id = await context.services.journal.prompt_for(
-            person, reply_to, only_replies=bool(person.state)
-        )
+        # An explicit reply to a check-in is a journal entry even mid-worksheet, and so is
+        # the first free text after a check-in that came after the worksheet's question.
+        prompt_id = await context.services.journal.answers(person, reply_to)
         if prompt_id is None:
             return False
         if await crisis_keep.journal_reply(update, context, person, prompt_id, text):

@@ -20,6 +20,7 @@ import logging
 from dataclasses import dataclass
 
 from bot.core.clock import Clock
+from bot.core.state import WorksheetState, decode_state
 from bot.crypto import CryptoError, versioned_slot
 from bot.features.checkins.delivery import REPLY_WINDOW
 from bot.people.row_versions import next_version, open_versioned
@@ -65,8 +66,23 @@ class JournalService:
     def _now(self) -> int:
         return int(self._clock().timestamp())
 
+    async def answers(self, person: Person, reply_to: int | None) -> str | None:
+        """The check-in a text answers, wherever the person is: a Telegram reply to it,
+        or the first free text in its window. While a step waits, free text belongs to the
+        step, except when the check-in came after a worksheet question: then the check-in
+        is the latest thing asked, and the worksheet answer waits for its question."""
+        decoded = decode_state(person.state) if person.state else None
+        if isinstance(decoded, WorksheetState) and decoded.question_message and reply_to is None:
+            return await self.prompt_for(person, None, newer_than=decoded.question_message)
+        return await self.prompt_for(person, reply_to, only_replies=bool(person.state))
+
     async def prompt_for(
-        self, person: Person, reply_to: int | None, *, only_replies: bool = False
+        self,
+        person: Person,
+        reply_to: int | None,
+        *,
+        only_replies: bool = False,
+        newer_than: int | None = None,
     ) -> str | None:
         """The id of the prompt this text answers, or None when it is not a reply.
         `only_replies`: count a Telegram reply to a prompt, not free text (a worksheet
@@ -82,6 +98,8 @@ class JournalService:
         now = self._now()
         if latest is None or not latest.prompt_id:
             return None
+        if newer_than is not None and (latest.message_id or 0) <= newer_than:
+            return None  # the question came after the check-in: free text answers it
         if latest.local_date in (person.profile.skip_date, person.profile.journal_closed):
             return None
         newest = await self.store.page(pid, offset=0, limit=1)

@@ -32,6 +32,9 @@ DEFAULT_THEME = "quote"
 EXPORT_LIFETIME = 5 * 60
 # Seconds a confirmation of /clear or a deletion stays before it removes itself.
 CONFIRMATION_LIFETIME = 60
+# An offer that waits for a choice ([Keep in my journal] / [Don't keep]) and the words it is
+# about: long enough to decide, short enough that a phone picked up later shows neither.
+OFFER_LIFETIME = 10 * 60
 
 
 @dataclass(frozen=True, slots=True)

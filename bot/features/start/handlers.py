@@ -6,15 +6,17 @@ import contextlib
 import logging
 import re
 
-from telegram import Update
+from telegram import Message, Update
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ApplicationHandlerStop
 
 from bot.content.texts import guide_text
-from bot.core.state import ONBOARDING, SetupState
+from bot.core.callbacks import KeepButton
+from bot.core.state import ONBOARDING, SetupState, WorksheetState, decode_state
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.features.conversation.views import menu_buttons
-from bot.features.discretion.service import CoverHolds
+from bot.features.crisis.capture import Held, hold
+from bot.features.discretion.service import OFFER_LIFETIME, CoverHolds
 from bot.features.forget import handlers as privacy
 from bot.features.setup.handlers import SetupFeature
 from bot.framework.chat import current_person, is_private, remember, say
@@ -139,6 +141,10 @@ class BasicsFeature:
             await self.hub.schedule_changed(context, person)
         text = message.text.strip()
         replying = message.reply_to_message is not None and bool(text)
+        if not replying and text and isinstance(decode_state(person.state), WorksheetState):
+            # A check-in sent after the worksheet's question is the latest thing asked: the
+            # first free text answers it (the journal), and the question still waits.
+            replying = await context.services.journal.answers(person, None) is not None
         if replying:
             # An explicit reply (to a check-in) goes where it points, even mid-worksheet.
             for idle in self.router.idle:
@@ -159,14 +165,36 @@ class BasicsFeature:
                 if await idle(update, context, person, text):
                     return
         if context.crisis is None:
-            waiting = person.profile.active_worksheet in context.services.content.worksheets
-            key = "fallback.worksheet_waiting" if waiting else "fallback.text"
-            commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
-            known = {name for name, _ in self.hub.commands}
-            rows = menu_buttons(
-                context.tx, [c for c in commands if c in known], worksheet_waiting=waiting
-            )
-            await say(context, chat.id, context.tx(key), person=person, buttons=rows)
+            await self._offer_to_keep(context, person, message, text)
+
+    async def _offer_to_keep(
+        self, context: Context, person: Person, message: Message, text: str
+    ) -> None:
+        """Words that answer nothing are never dropped: held (sealed with the profile) for
+        [Keep in my journal] / [Don't keep], whether or not check-ins are on. In discreet
+        mode the offer and the words leave the chat together after a while, as discreet
+        messages do; the held text stays until the person chooses."""
+        tx = context.tx
+        hold(person.profile, Held(message.message_id, text, prompt_id=None, journal=True))
+        await context.services.people.save(person)
+        waiting = person.profile.active_worksheet in context.services.content.worksheets
+        key = "fallback.worksheet_waiting" if waiting else "fallback.text"
+        commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
+        known = {name for name, _ in self.hub.commands}
+        keep = [
+            (tx("crisis_capture.btn_keep_journal"), KeepButton(True, message.message_id).encode()),
+            (tx("crisis_capture.btn_drop"), KeepButton(False, message.message_id).encode()),
+        ]
+        rows = [
+            keep,
+            *menu_buttons(tx, [c for c in commands if c in known], worksheet_waiting=waiting),
+        ]
+        offer = await say(context, person.chat_id, tx(key), person=person, buttons=rows)
+        if person.profile.discreet:
+            for message_id in (message.message_id, offer.message_id):
+                await context.services.discretion.remove_later(
+                    person.person_id, message_id, OFFER_LIFETIME
+                )
 
     async def on_callback(self, update: Update, context: Context) -> None:
         query = update.callback_query

@@ -322,7 +322,7 @@ class UrgeFeature:
             else None
         )
         journal = context.services.journal
-        entry = await journal.prompt_for(person, reply_to, only_replies=bool(person.state))
+        entry = await journal.answers(person, reply_to)
         return entry is None
 
     # --- the due job: check-backs and offers back -----------------------------------------
