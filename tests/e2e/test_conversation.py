@@ -268,10 +268,10 @@ async def test_every_natural_message_in_every_state_has_a_next_step(bot: BotUnde
     saved = offered(replies, "Undo")
     assert saved is not None and "Saved to your journal" in (saved.text or "")
     assert await w.journal_size(CHECKED_IN) == 1
-    # Only the first free text: the next one is not swept in, and says how to add more.
+    # Only the first free text: the next one is not swept in; it is offered to keep.
     more = await w.say(CHECKED_IN, text("And the rain on the roof."))
     assert await w.journal_size(CHECKED_IN) == 1
-    assert any("reply to the check-in" in (m.text or "") for m in more)
+    assert any("Would you like it in your journal?" in (m.text or "") for m in more)
     await w.press(CHECKED_IN, saved, "Undo")
     assert await w.journal_size(CHECKED_IN) == 0
     assert "Removed from your journal" in (bot.emu.messages_to(CHECKED_IN)[saved.index].text or "")

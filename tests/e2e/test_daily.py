@@ -449,10 +449,10 @@ async def test_free_text_within_twelve_hours_is_a_reply(bot: BotUnderTest) -> No
     await bot.send("Late, but here: I noticed the rain.")
     saved = await bot.next(containing="Saved to your journal")
     assert [label for label, _ in buttons_of(saved)] == ["Undo"]
-    # Only the first free text: more needs a Telegram reply to the check-in, and says so.
+    # Only the first free text: more is offered to keep, not swept in.
     bot.clock.advance(timedelta(minutes=3))
     await bot.send("And the smell of it.")
-    await bot.next(containing="reply to the check-in")
+    await bot.next(containing="Would you like it in your journal?")
     bot.clock.advance(timedelta(minutes=30))
     await bot.send("hello?")  # a greeting, never an entry
     await bot.next(containing="I'm here")
