@@ -142,7 +142,7 @@ async def test_reply_does_not_wait_behind_the_persons_own_stuck_update(bot: BotU
     await bot.send("danger")
     first = await bot.next()
     assert "999" in (first.text or "")  # the crisis reply overtook the stuck one
-    await bot.next(containing="/worksheets", timeout=15)  # and the stuck one still arrives
+    await bot.next(containing="in your journal?", timeout=15)  # and the stuck one still arrives
 
 
 async def test_everything_on_the_crisis_path_can_be_cleared(bot: BotUnderTest) -> None:
