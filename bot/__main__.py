@@ -21,7 +21,7 @@ from bot.config import (
     ensure_data_dir,
     load_settings,
 )
-from bot.content import ContentError, check_report, content_dir
+from bot.content import ContentError, check_all, content_dir
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
@@ -125,14 +125,17 @@ def main(argv: list[str] | None = None) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "content":
-        problems, notes = check_report(args.dir)
-        for problem in problems:
-            print(problem)
-        for note in notes:
-            print(note)
+        result = check_all(args.dir)
+        problems = result.problems
+        for line in (*problems, *result.notes):
+            print(line)
+        for line in result.review:
+            print(f"review: {line}")
         where = args.dir or content_dir()
-        if notes:
-            print(f"{len(notes)} gap(s) in disabled languages (not shown to anyone)")
+        if result.notes:
+            print(f"{len(result.notes)} gap(s) in disabled languages (not shown to anyone)")
+        if result.review:
+            print(f"{len(result.review)} difference(s) to review (listed, not failing)")
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()

@@ -40,6 +40,7 @@ from bot.handlers.crisis_country import (
 from bot.handlers.crisis_send import (
     KINDS,
     country_of,
+    likely_countries,
     offer_safety_plan,
     send_crisis_reply,
     send_grounding,
@@ -181,7 +182,8 @@ async def on_button(update: Update, context: Context, data: CrisisButton) -> Non
     tx = context.tx
     if action == "more":
         country = await country_of(context, user.id)
-        text = compose_full_list(context.book, country, tx)
+        likely = likely_countries(context, user.language_code) if country is None else []
+        text = compose_full_list(context.book, country, tx, likely)
         await send_urgent(
             update,
             context,
