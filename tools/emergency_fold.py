@@ -28,6 +28,32 @@ MOBILE = "112; 911"
 SPEC = "https://eena.org/blog/is-112-a-valid-emergency-number-in-america"
 RESEARCHED = datetime.date(2026, 12, 1)
 
+# Where the independent second pass and the first disagree, the first stands unless named
+# here, with why (docs/helplines.md, "Second pass").
+PREFER_SECOND = {
+    "RS": "both passes read the same page (192, 193, 194); no page confirms a working 112",
+    "BB": "the hospital's own A&E page gives ambulance 511 beside police 211 and fire 311",
+    "TT": "police, then ambulance, then fire: 811 before 990",
+    "IQ": "the unified 911 replaced the separate numbers in January 2025",
+    "DZ": "1055, the gendarmerie outside the cities, is of more use than a second police line",
+}
+# Entries no research file holds, written from a page a researcher read for another code.
+MANUAL: dict[str, dict[str, Any]] = {
+    "NO": {
+        "call": "112; 113; 110",
+        "describe": {"112": "police", "113": "ambulance", "110": "fire"},
+        "source": "https://www.viken-nettskole.no/lessons/varsling-copy/",
+        "checked": RESEARCHED,
+        "verified": "yes",
+        "review": (
+            "Not in the europe research file. Numbers and page from the Svalbard (SJ) entry, "
+            'whose page is about Norway: "Fire Department 110 ... in Norway this is the '
+            'emergency number for the police [112] ... Medical emergency telephone 113". Also: '
+            "https://planetnorway.com/emergency-services/ (Police 112, Fire 110, Ambulance 113)."
+        ),
+    },
+}
+
 # What a number is for where the researcher's words do not say it plainly.
 ANY = "any emergency"
 DESCRIBE: dict[str, dict[str, str]] = {
@@ -35,9 +61,15 @@ DESCRIBE: dict[str, dict[str, str]] = {
     "BQ": {"911": ANY, "112": ANY},
     "ID": {"112": ANY, "110": "police", "119": "ambulance"},
     "LS": {"123": "police", "1112": "police", "121": "ambulance"},
-    "MU": {"999": "police", "112": "police", "115": "fire"},
+    "MU": {"999": "police", "112": "police"},
     "MW": {"997": "police", "990": "police"},
     "SN": {"17": "police", "18": "fire", "123": "police"},
+    "LA": {"1191": "police", "195": "ambulance", "1190": "fire"},
+    "TT": {"999": "police", "811": "ambulance", "990": "fire and ambulance"},
+    "TZ": {"112": "police", "111": "police", "114": "fire"},
+    "UG": {"999": "police", "112": "police"},
+    "ZA": {"10111": "police", "10177": "fire and ambulance", "112": ANY},
+    "ZW": {"112": "police", "911": "police"},
     "CF": {"117": "police", "1212": "ambulance", "118": "fire"},
     "PS": {"100": "police", "101": "ambulance", "102": "fire"},  # 102 civil defence
     "BS": {"919": ANY, "911": ANY},
@@ -186,19 +218,52 @@ def load(path: Path) -> dict[str, dict[str, Any]]:
     return {("NO" if key is False else str(key)): value for key, value in raw.items()}
 
 
-def main(files: list[str]) -> None:
+def _second_note(first: dict[str, Any] | None, second: dict[str, Any], chosen: bool) -> str:
+    agrees = first is not None and str(first.get("call")) == str(second.get("call"))
+    if agrees:
+        return f"Second pass agrees ({second.get('source')})."
+    verdict = "taken" if chosen else "not taken"
+    return _one_line(
+        f"Second pass ({verdict}): {second.get('call')!s} from {second.get('source')}.",
+        _sentence(second.get("why")),
+        f"Taken because {PREFER_SECOND[first_code(second)]}." if chosen else None,
+    )
+
+
+def first_code(entry: dict[str, Any]) -> str:
+    return str(entry["_code"])
+
+
+def main(args: list[str]) -> None:
+    second_file = None
+    if "--second" in args:
+        at = args.index("--second")
+        second_file, args = args[at + 1], args[:at] + args[at + 2 :]
     current = yaml.safe_load(FILE.read_text(encoding="utf-8"))
     old = {("NO" if k is False else str(k)): v for k, v in current["countries"].items()}
     found: dict[str, dict[str, Any]] = {}
-    for name in files:
+    for name in args:
         for code, value in load(Path(name)).items():
             if code in found and found[code].get("verified") in (True, "yes"):
                 continue  # the first confirmed finding stands
             found[code] = value
+    notes: dict[str, str] = {}
+    if second_file:
+        for code, value in load(Path(second_file)).items():
+            value["_code"] = code
+            chosen = code in PREFER_SECOND
+            notes[code] = _second_note(found.get(code), value, chosen)
+            if chosen:
+                found[code] = value
     header = FILE.read_text(encoding="utf-8").split("\ncountries:\n")[0]
     out = [header, "", "countries:"]
     for code in sorted(old):
-        data = entry(code, found.get(code), old.get(code))
+        if code in MANUAL and code not in found:
+            data = dict(MANUAL[code])
+        else:
+            data = entry(code, found.get(code), old.get(code))
+        if code in notes:
+            data["review"] = _one_line(data.get("review"), notes[code])
         body = yaml.safe_dump({code: data}, allow_unicode=True, sort_keys=False, width=100)
         body = body.replace("\nverified: yes", '\nverified: "yes"')
         out.append("\n".join("  " + line for line in body.rstrip("\n").split("\n")))
