@@ -2,8 +2,9 @@
 
 The reply goes out before anything touches storage. The country comes from memory; on a
 cache miss storage gets LOOKUP_BUDGET seconds, then the numbers of the countries the
-person's Telegram language points to are used, with 112 and 911 for anywhere else. The message is not consumed: a worksheet answer or journal reply that contains a
-crisis word is still saved by the later groups, which see `context.crisis`.
+person's Telegram language points to are used, with 112 and 911 for anywhere else. The
+message is not consumed: a worksheet answer or journal reply that contains a crisis word
+is still saved by the later groups, which see `context.crisis`.
 
 Anyone, known or not, can say where they are from the reply (a short list, or a country's
 name typed in any of seven languages): the reply comes again with the local lines, the

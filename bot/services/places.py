@@ -33,6 +33,13 @@ _LEADING = frozenset((
 
 
 @cache
+def _spoken(code: str) -> tuple[str, ...]:
+    """A country's official languages, main first (CLDR). Cached: the crisis reply asks
+    for them each time someone without a country writes."""
+    return tuple(get_official_languages(code, de_facto=True))
+
+
+@cache
 def _babel_names(language: str) -> Mapping[str, str]:
     return Locale.parse(language).territories
 
@@ -117,7 +124,7 @@ class Places:
         def rank(code: str) -> int:
             if region and code == region:
                 return 0
-            if language in get_official_languages(code, de_facto=True):
+            if language in _spoken(code):
                 return 1
             return 2
 
@@ -134,7 +141,7 @@ class Places:
         language, region = language.lower(), region.upper()
 
         def rank(code: str) -> int:
-            spoken = get_official_languages(code, de_facto=True)
+            spoken = _spoken(code)
             if region and code == region:
                 return 0
             if spoken[:1] == (language,):
