@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.services.crisis import CrisisKind
-from bot.services.emergency import Emergency, Service
+from bot.services.emergency import Emergency, Purpose
 from bot.services.helplines import INTL, Country, Line, LineKind, entry_lines, parts_of
 from bot.texts import Tx
 
@@ -104,9 +104,9 @@ def _helpline_emergency(book: Book, code: str) -> Line | None:
     return None
 
 
-def service_words(service: Service, tx: Tx) -> str:
+def purpose_words(purpose: Purpose, tx: Tx) -> str:
     """What a number is for, in the person's language ("police", "fire and ambulance")."""
-    return _t(tx, f"for_{service.name.lower()}")
+    return _t(tx, f"for_{purpose.name.lower()}")
 
 
 def _listed_block(listed: Emergency, tx: Tx) -> list[str]:
@@ -114,8 +114,8 @@ def _listed_block(listed: Emergency, tx: Tx) -> list[str]:
     112 and 911, and why, where nobody could confirm a national number."""
     ways = _t(tx, "way_call", phone=_numbers("; ".join(listed.numbers), tx))
     out = _t(tx, "line", name=_t(tx, "emergency_label"), ways=ways)
-    if listed.verified and len(listed.numbers) > 1 and listed.services:
-        described = ", ".join(f"{n} {service_words(s, tx)}" for n, s in listed.services)
+    if listed.verified and len(listed.numbers) > 1 and listed.purposes:
+        described = ", ".join(f"{n} {purpose_words(s, tx)}" for n, s in listed.purposes)
         out += f" ({described})"
     lines = [out]
     if not listed.verified:
@@ -134,8 +134,8 @@ def _country_numbers(book: Book, code: str, tx: Tx) -> str | None:
     listed = book.emergency.get(code)
     if listed is None or not listed.verified:
         return None
-    if len(listed.numbers) > 1 and listed.services:
-        return ", ".join(f"{n} {service_words(s, tx)}" for n, s in listed.services)
+    if len(listed.numbers) > 1 and listed.purposes:
+        return ", ".join(f"{n} {purpose_words(s, tx)}" for n, s in listed.purposes)
     return _numbers("; ".join(listed.numbers), tx)
 
 

@@ -28,8 +28,13 @@ from phonenumbers import shortnumberinfo
 from phonenumbers.phonemetadata import PhoneMetadata
 
 from bot.problems import Path, Problem
-from bot.services.freshness import freshness_problem
-from bot.services.helplines import Country, LineKind, operator_note_problem, phone_problem
+from bot.services.helplines import (
+    Country,
+    LineKind,
+    freshness_problem,
+    operator_note_problem,
+    phone_problem,
+)
 from bot.services.zone_table import country_names
 
 _FIELDS = ("call", "describe", "source", "checked", "verified", "note", "review")
@@ -42,7 +47,7 @@ MOBILE_NUMBERS = ("112", "911")
 _ADDRESS = re.compile(r"https?://[^\s/]+\.[^\s]+")
 
 
-class Service(StrEnum):
+class Purpose(StrEnum):
     """What a number is for, in the words the file uses; the reply says them in the
     person's language (crisis_help.for_*)."""
 
@@ -62,7 +67,7 @@ class Emergency:
     source: str  # the address of the page that states them
     checked: datetime.date
     verified: bool = True  # False: 112 and 911, with the line that says why
-    services: tuple[tuple[str, Service], ...] = ()  # (number, what it is for), in call order
+    purposes: tuple[tuple[str, Purpose], ...] = ()  # (number, what it is for), in call order
     note: str | None = None
     # `review`, the operator's field, is deliberately not here: the bot cannot show it.
 
@@ -149,11 +154,11 @@ def _validate_describe(
         return [Problem(here, 'map each number to what it is for: {"133": police}')]
     numbers = call.split(_SEPARATOR) if isinstance(call, str) else []
     problems: list[Problem] = []
-    known = ", ".join(s.value for s in Service)
+    known = ", ".join(s.value for s in Purpose)
     for number, service in raw.items():
         if str(number) not in numbers:
             problems.append(Problem((*here, str(number)), "not one of the numbers in `call`"))
-        if service not in {s.value for s in Service}:
+        if service not in {s.value for s in Purpose}:
             problems.append(Problem((*here, str(number)), f"say what it is for: {known}"))
     missing = [n for n in numbers if n not in {str(k) for k in raw}]
     if missing:
@@ -246,14 +251,14 @@ def parse_emergency(raw: object) -> dict[str, Emergency]:
             raise TypeError(f"{code}: no checked date (run validate_emergency first)")
         note = entry.get("note")
         numbers = tuple(entry["call"].split(_SEPARATOR))
-        describe = {str(k): Service(v) for k, v in (entry.get("describe") or {}).items()}
+        describe = {str(k): Purpose(v) for k, v in (entry.get("describe") or {}).items()}
         book[code] = Emergency(
             code=code,
             numbers=numbers,
             source=entry["source"].strip(),
             checked=checked,
             verified=entry["verified"] == "yes",
-            services=tuple((n, describe[n]) for n in numbers if n in describe),
+            purposes=tuple((n, describe[n]) for n in numbers if n in describe),
             note=note.strip() if isinstance(note, str) else None,
         )
     return book

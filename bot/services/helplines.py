@@ -25,7 +25,6 @@ from urllib.parse import urlsplit
 
 from bot.core.languages import LANGUAGES
 from bot.problems import Path, Problem
-from bot.services.freshness import freshness_problem
 
 INTL = "INTL"
 
@@ -87,6 +86,9 @@ _OPERATOR_NOTE = re.compile(
     r"|was found|todo)\b",
     re.IGNORECASE,
 )
+# A number read more than this long ago is due to be read again: services change numbers,
+# hours and owners (a 2019 study found one app in twelve listing a wrong or dead helpline).
+FRESH_MONTHS = 12
 PHONE_MIN_DIGITS = 2
 PHONE_MAX_DIGITS = 15
 
@@ -138,6 +140,26 @@ def phone_problem(phone: str) -> str | None:
                 f"{number!r} has {digits} digits; a number has "
                 f"{PHONE_MIN_DIGITS} to {PHONE_MAX_DIGITS}"
             )
+    return None
+
+
+def oldest_allowed(today: datetime.date) -> datetime.date:
+    """The same day twelve months earlier (28 February for a 29 February)."""
+    try:
+        return today.replace(year=today.year - 1)
+    except ValueError:
+        return today.replace(year=today.year - 1, day=28)
+
+
+def freshness_problem(checked: datetime.date, today: datetime.date) -> str | None:
+    """Why a `checked` date will not do on `today`, or None when it will."""
+    if checked > today:
+        return f"checked {checked.isoformat()} is after today ({today.isoformat()}): a typo?"
+    if checked < oldest_allowed(today):
+        return (
+            f"checked {checked.isoformat()}, more than {FRESH_MONTHS} months ago: read the source "
+            "again and update `checked` (docs/helplines.md, Re-checking)"
+        )
     return None
 
 

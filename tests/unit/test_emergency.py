@@ -19,7 +19,7 @@ from bot.services import geo
 from bot.services.emergency import (
     MOBILE_NUMBERS,
     Emergency,
-    Service,
+    Purpose,
     disagreements,
     helpline_differences,
     parse_emergency,
@@ -82,7 +82,7 @@ def test_what_nobody_confirmed_shows_112_and_911_and_nothing_invented() -> None:
     assert unconfirmed  # uninhabited places at least (Bouvet Island…)
     for entry in unconfirmed:
         assert entry.numbers == MOBILE_NUMBERS, entry.code
-        assert entry.services == () and entry.note is None, entry.code
+        assert entry.purposes == () and entry.note is None, entry.code
 
 
 def test_the_examples_of_the_audit_are_corrected() -> None:
@@ -100,10 +100,10 @@ def test_the_examples_of_the_audit_are_corrected() -> None:
     assert book["SE"].numbers[0] == "112"
     assert {"112", "158", "155"} <= set(book["CZ"].numbers)
     assert book["CL"].numbers == ("133", "131", "132")
-    assert dict(book["CL"].services) == {
-        "133": Service.POLICE,
-        "131": Service.AMBULANCE,
-        "132": Service.FIRE,
+    assert dict(book["CL"].purposes) == {
+        "133": Purpose.POLICE,
+        "131": Purpose.AMBULANCE,
+        "132": Purpose.FIRE,
     }
     assert book["DK"].numbers[0] == "112"
     assert book["GH"].numbers[0] == "112"  # since 2020
