@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bot.content.crisis_reply import compose_full_list, compose_reply, format_line, grounding_steps
+from bot.content.helplines import INTL, SHOWN_FIELDS, LineKind, operator_note_problem
 from bot.core.telegram_text import MESSAGE_LIMIT as TELEGRAM_MESSAGE_LIMIT
-from bot.services.crisis import CrisisKind
-from bot.services.crisis_reply import (
-    compose_full_list,
-    compose_reply,
-    format_line,
-    grounding_steps,
-)
-from bot.services.helplines import INTL, SHOWN_FIELDS, LineKind, operator_note_problem
+from bot.matching.crisis import CrisisKind
 from tests.conftest import shared_content
 
 ROOT = Path(__file__).resolve().parents[2] / "content"

@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.services import geo
-from bot.services.emergency import (
+from bot.content.emergency import (
     MOBILE_NUMBERS,
     Emergency,
     Purpose,
@@ -27,6 +26,7 @@ from bot.services.emergency import (
     stale_entries,
     validate_emergency,
 )
+from bot.geo import lookup as geo
 from tests.conftest import shared_content
 
 FILE = Path(__file__).resolve().parents[2] / "content" / "emergency_numbers.yaml"
