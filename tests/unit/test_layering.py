@@ -20,6 +20,7 @@ BOT = ROOT / "bot"
 # A pattern is a dotted module prefix; `*` stands for one name (any feature).
 HANDLERS = "bot.features.*.handlers"
 BOTTOM = "bot.core"
+ERRORS = "bot.core.errors"
 
 
 @dataclass(frozen=True)
@@ -50,9 +51,10 @@ RULES = (
     Rule("bot.geo", ("bot",), allowed=(BOTTOM, "bot.geo")),
     # Loading data runs no logic: content knows the matching and the zone tables, no feature.
     Rule("bot.content", ("bot",), allowed=(BOTTOM, "bot.matching", "bot.geo", "bot.content")),
-    # SQL knows nothing above it (crypto only, for the key store's wrapped keys).
-    Rule("bot.storage", ("bot", "telegram"), allowed=("bot.storage", "bot.crypto")),
-    Rule("bot.crypto", ("bot",)),
+    # SQL knows nothing above it (crypto only, for the key store's wrapped keys; the errors'
+    # base, which every layer may raise from).
+    Rule("bot.storage", ("bot", "telegram"), allowed=("bot.storage", "bot.crypto", ERRORS)),
+    Rule("bot.crypto", ("bot",), allowed=(ERRORS,)),
     # Shared services and the transport know no feature and no PTB wiring.
     Rule("bot.people", ("bot.features", "bot.framework", "bot.app", "bot.runtime", "telegram.ext")),
     Rule(
