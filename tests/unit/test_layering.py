@@ -78,18 +78,14 @@ RULES = (
 # named one by one so the list can only shrink: (importing feature, imported feature).
 CROSS_FEATURE_KNOWN = {
     ("checkins", "crisis"),  # add_under_reply: the [Keep] choice under a crisis reply
-    ("checkins", "setup"),  # SetupFeature, for the settings menu
-    ("conversation", "setup"),
     ("conversation", "worksheets"),
     ("discretion", "crisis"),  # CrisisFeature: /sos and crisis words pass the cover
     ("export", "record"),  # send_record_export
     ("export", "tidy"),
     ("forget", "tidy"),
-    ("record", "setup"),
     ("record", "crisis"),
     ("setup", "forget"),
     ("start", "forget"),
-    ("start", "setup"),
     ("urge", "crisis"),
     ("worksheets", "tidy"),
     ("worksheets", "crisis"),
