@@ -22,6 +22,10 @@ from bot.storage.engines import open_key_database
 _PSEUDONYM_LABEL = "pseudonym"
 _CURRENT = "data_keys"
 _NEXT = "data_keys_next"
+# Data keys with a wrap under the staged key and none under the current one.
+_ONLY_STAGED_COUNT = (
+    f"SELECT COUNT(*) FROM {_NEXT} WHERE person_id NOT IN (SELECT person_id FROM {_CURRENT})"  # noqa: S608 - constant tables
+)
 
 
 def new_row_id() -> str:
@@ -363,6 +367,17 @@ class KeyStore:
             raise RotationError("the new master key is the current one")
         pseudo = await self.pseudonym_key()
         async with self.db.transaction() as tx:
+            staged = await tx.fetch_one("SELECT key_id FROM next_master")
+            if staged is not None and int(staged["key_id"]) != new_master.key_id:
+                # People who joined while the bot served with the staged key have a wrap
+                # under it alone: replacing it would lose their keys for good.
+                only = await _scalar(tx, _ONLY_STAGED_COUNT)
+                if only:
+                    raise RotationError(
+                        f"another new key is staged and {only} data key(s) are wrapped only "
+                        "under it; finish that rotation with it (`keys rotate` with "
+                        "BOT_NEW_MASTER_KEY set to it, or `keys retire`)"
+                    )
             # Read inside the transaction, so a key added meanwhile is wrapped too.
             rows = await tx.fetch_all(f"SELECT person_id, wrapped FROM {_CURRENT}")  # noqa: S608 - constant table
             keys: dict[str, bytes] = {}
@@ -388,10 +403,16 @@ class KeyStore:
         return keys
 
     async def unstage(self) -> None:
-        """Drop a staged key (a rotation whose new key was not delivered)."""
+        """Undo a staging that failed: only staged wraps whose key also has a wrap under the
+        current master key go. A key wrapped under the staged key alone (someone joined
+        while the bot served with it) is never deleted, and nor is the staged key's check
+        value while such a key needs it to open."""
         async with self.db.transaction() as tx:
-            await tx.execute("DELETE FROM next_master")
-            await tx.execute(f"DELETE FROM {_NEXT}")  # noqa: S608 - constant table
+            await tx.execute(
+                f"DELETE FROM {_NEXT} WHERE person_id IN (SELECT person_id FROM {_CURRENT})"  # noqa: S608 - constant tables
+            )
+            if not await _scalar(tx, _ONLY_STAGED_COUNT):
+                await tx.execute("DELETE FROM next_master")
         await self.db.checkpoint()
 
     async def retire_old_key(self) -> int:
