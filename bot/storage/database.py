@@ -143,6 +143,9 @@ class Database(Backend):
                 found.append(name)
         return found
 
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """Nothing: secure_delete zeroes a deleted row's bytes as it goes."""
+
     async def checkpoint(self) -> None:
         """Fold the WAL into the main file and truncate it, so deleted data leaves the WAL.
 

@@ -277,6 +277,13 @@ class PostgresDatabase(Backend):
         """Nothing to fold: PostgreSQL keeps deleted rows in WAL and base backups until they
         age out, and the shredded data key is what makes them unreadable."""
 
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """A plain VACUUM (no lock that blocks readers or writers): the dead versions of
+        deleted and updated rows leave the tables' pages. Outside any transaction, as
+        VACUUM requires; the names are the schema's own."""
+        async with self.pool.acquire() as conn:
+            await conn.execute(f"VACUUM {', '.join(tables)}")
+
     async def tables_with_column(self, column: str) -> list[str]:
         rows = await self.pool.fetch(
             "SELECT table_name FROM information_schema.columns"
