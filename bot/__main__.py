@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import signal
 import sys
 from pathlib import Path
@@ -108,6 +109,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Everything the bot writes (databases, copies, key files, caches, by any library) is
+    # for its owner alone, whatever the shell's umask.
+    os.umask(0o077)
     args = _parser().parse_args(argv)
     try:
         return _run(args)
