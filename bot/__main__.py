@@ -219,8 +219,12 @@ async def _rotate(settings: Settings, new_key_file: Path | None) -> int:
         try:
             count = await stage_rotation(settings, old, delivered.key)
         except RotationError as exc:
+            delivered.withdraw()
             print(f"error: {exc}; the old key still works", file=sys.stderr)
             return EXIT_FAILED
+        except BaseException:
+            delivered.withdraw()  # nothing is wrapped under it: staging was undone
+            raise
     finally:
         lock.release()
     try:
