@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,8 @@ from pathlib import Path
 from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal, unseal
 from bot.storage.backend import Backend, Row, StorageError, Tx
 from bot.storage.engines import open_key_database
+
+log = logging.getLogger(__name__)
 
 _PSEUDONYM_LABEL = "pseudonym"
 # The layout where nothing is stored in a form comparable with the data database.
@@ -216,8 +219,14 @@ class KeyStore:
         rows = await self.db.fetch_all(
             "SELECT handle, row_id, owner, version, sealed FROM identities"
         )
+        damaged = 0
         for row in rows:
-            self._remember(row)
+            try:
+                self._remember(row)
+            except StorageError:
+                damaged += 1  # that person is refused when they write, not everyone now
+        if damaged:
+            log.warning("%d identities in the key store do not open", damaged)
         by_ref = {self._ref(r): r for r in self._owner_of}
         for row in await self.db.fetch_all("SELECT row_id, slot, version FROM row_versions"):
             row_id = by_ref.get(str(row["row_id"]))

@@ -68,3 +68,24 @@ async def test_an_older_store_mid_rotation_is_refused_in_one_line(targets: Targe
         await store.close()
     with pytest.raises(StorageError, match="staged rotation"):
         await KeyStore.open(targets.keys, master)
+
+
+async def test_one_damaged_identity_does_not_stop_the_store_opening(targets: Targets) -> None:
+    master = MasterKey(os.urandom(32))
+    store = await KeyStore.open(targets.keys, master)
+    try:
+        kept = await store.identity("handle-kept")
+        await store.identity("handle-damaged")
+        await store.db.execute(
+            "UPDATE identities SET sealed = ? WHERE handle = ?", (b"\x01" * 40, "handle-damaged")
+        )
+    finally:
+        await store.close()
+    store = await KeyStore.open(targets.keys, master)
+    try:
+        assert store.row_id("handle-kept") == kept
+        assert store.row_id("handle-damaged") is None
+        with pytest.raises(StorageError):  # that person's update fails, nobody else's
+            await store.find("handle-damaged")
+    finally:
+        await store.close()
