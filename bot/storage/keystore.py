@@ -37,6 +37,8 @@ _LAYOUT = b"refs-v1"
 _REF_LABEL = b"steady key-store reference v1"
 _BOX_LABEL = b"steady key-store identity box v1"
 _BOX_KEY_ID = 1
+# 128 bits: unique among any number of people the store will hold, and half the index.
+_REF_HEX = 32
 # Creation times are not kept (they would match the person's row in a backup); the
 # column stays, always this.
 _NO_TIME = 0
@@ -133,7 +135,7 @@ class KeyStore:
     def _ref(self, value: str) -> str:
         """What is stored in place of a row id or an owner: equal values, equal references,
         and nobody without the master key can compute one from a backup's row id."""
-        return hmac.new(self._ref_key, value.encode(), hashlib.sha256).hexdigest()
+        return hmac.new(self._ref_key, value.encode(), hashlib.sha256).hexdigest()[:_REF_HEX]
 
     def _slot_ref(self, row_id: str, slot: str) -> str:
         # Slots name data-database ids (entry ids, message ids): referenced with the row id.
@@ -216,9 +218,7 @@ class KeyStore:
         await self.db.vacuum(_KEY_TABLES)
 
     async def _load_identities(self) -> None:
-        rows = await self.db.fetch_all(
-            "SELECT handle, row_id, owner, version, sealed FROM identities"
-        )
+        rows = await self.db.fetch_all("SELECT handle, version, sealed FROM identities")
         damaged = 0
         for row in rows:
             try:
@@ -227,8 +227,11 @@ class KeyStore:
                 damaged += 1  # that person is refused when they write, not everyone now
         if damaged:
             log.warning("%d identities in the key store do not open", damaged)
+        anchors = await self.db.fetch_all("SELECT row_id, slot, version FROM row_versions")
+        if not anchors:
+            return
         by_ref = {self._ref(r): r for r in self._owner_of}
-        for row in await self.db.fetch_all("SELECT row_id, slot, version FROM row_versions"):
+        for row in anchors:
             row_id = by_ref.get(str(row["row_id"]))
             if row_id is not None:
                 self._remember_slot(row_id, row)
@@ -316,7 +319,7 @@ class KeyStore:
         if known is not None:
             return known
         row = await self.db.fetch_one(
-            "SELECT handle, row_id, owner, version, sealed FROM identities WHERE handle = ?",
+            "SELECT handle, version, sealed FROM identities WHERE handle = ?",
             (handle,),
         )
         if row is None:
@@ -324,7 +327,7 @@ class KeyStore:
         row_id = self._remember(row)
         # Its rows' anchors too: that replica may have anchored edits since this one started.
         for slot in await self.db.fetch_all(
-            "SELECT row_id, slot, version FROM row_versions WHERE row_id = ?", (row["row_id"],)
+            "SELECT row_id, slot, version FROM row_versions WHERE row_id = ?", (self._ref(row_id),)
         ):
             self._remember_slot(row_id, slot)
         return row_id
@@ -337,7 +340,7 @@ class KeyStore:
             chunk = missing[start : start + 500]
             marks = ",".join("?" * len(chunk))
             rows = await self.db.fetch_all(
-                "SELECT handle, row_id, owner, version, sealed FROM identities"  # noqa: S608 - placeholders only
+                "SELECT handle, version, sealed FROM identities"  # noqa: S608 - placeholders only
                 f" WHERE row_id IN ({marks})",
                 chunk,
             )
