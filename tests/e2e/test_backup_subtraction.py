@@ -14,12 +14,12 @@ from pathlib import Path
 
 from bot.storage.backend import Backend
 from tests.conftest import USER, BotUnderTest
-from tests.e2e import test_postgres_privacy
-from tests.e2e.test_postgres_privacy import as_bytes, every_value
-from tests.e2e.test_privacy import PERSON, write_everywhere
+from tests.e2e import test_postgres_canaries
+from tests.e2e.test_canaries import PERSON, write_everywhere
+from tests.e2e.test_postgres_canaries import as_bytes, every_value
 from tests.e2e.test_unlinkable import file_bytes, forget
 
-pg_bot = test_postgres_privacy.pg_bot  # the same PostgreSQL deployment, as a fixture here
+pg_bot = test_postgres_canaries.pg_bot  # the same PostgreSQL deployment, as a fixture here
 
 
 def sqlite_values(path: Path) -> list[tuple[str, object]]:
