@@ -229,6 +229,10 @@ class Runtime:
             if app.running:
                 await app.stop()
             await app.shutdown()
+            # A start that failed in getMe (a refused token, Telegram unreachable) left the
+            # Application uninitialised, and its shutdown does nothing: close the
+            # transports here (a no-op when they are closed already).
+            await app.bot.shutdown()
             self.app = None
             log.info("bot stopped")
         services = self.services

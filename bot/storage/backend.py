@@ -149,6 +149,11 @@ class Backend(ABC):
         PostgreSQL keeps them in WAL and base backups: crypto-shredding protects them there."""
 
     @abstractmethod
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """Dead row versions of `tables` out of the table files, where the engine keeps them
+        (PostgreSQL until a VACUUM). SQLite's secure_delete already zeroes them."""
+
+    @abstractmethod
     async def backup_to(self, target: Path) -> None: ...
 
     def person_lock(self, handle: str) -> AbstractAsyncContextManager[None]:
