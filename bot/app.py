@@ -55,6 +55,7 @@ from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.crisis_screen import CrisisScreen
 from bot.services.delivery import (
     GRACE,
     Dispatcher,
@@ -148,7 +149,9 @@ class Foundation:
     chart: ChartRenderer | None = None
 
 
-def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
+def build_services(
+    base: Foundation, app: StApp, urgent_bot: ExtBot[Any], screen: CrisisScreen
+) -> Services:
     settings, content, db, keys, clock = (
         base.settings,
         base.content,
@@ -208,6 +211,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         people=people,
         ledger=ledger,
         crisis_cache=crisis_cache,
+        crisis_screen=screen,
         crisis_counter=CrisisCounter(people_store, metrics),
         setup=SetupFlow(
             people,
@@ -264,7 +268,8 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
     rate = rate_for(settings.paid_broadcast)
-    processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
+    screen = CrisisScreen(content.detector.detect)
+    processor = CrisisFirstUpdateProcessor(screen)
     # The bot parses each fetched update on its own (bot/intake.py).
     intake_bot = build_intake_bot(
         settings.token,
@@ -290,9 +295,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
         request=http_transport(settings.http_timeout, pool=8),
-        rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
+        # Per chat: one person's 429 pauses their replies only (issue 27, finding 2).
+        rate_limiter=SendPolicy(throttle=False, base_delay=backoff, per_chat=True),
     )
-    services = build_services(base, app, urgent_bot)
+    services = build_services(base, app, urgent_bot, screen)
     app.bot_data[SERVICES_KEY] = services
 
     # Every feature, constructed once and installed into one Hub.
@@ -323,8 +329,8 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     for feature in features:
         feature.install(hub)
 
-    async def early_reply(update: Update) -> None:
-        await crisis.reply_early(update, app)
+    async def early_reply(update: Update, send: bool) -> None:
+        await crisis.reply_early(update, app, send=send)
 
     processor.early_reply = early_reply
 
@@ -332,6 +338,9 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         return await discretion.early(update, app)
 
     processor.early_panic = early_panic
+    processor.might_panic = discretion.might_be_word(services)
+    # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
+    intake_bot.screen_with(processor.screen_raw, processor.screen)
 
     # -20: a panic word, and everything while in cover, from memory (docs/discretion.md).
     app.add_handler(TypeHandler(Update, discretion.guard), GROUP_PANIC)

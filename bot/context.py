@@ -16,6 +16,7 @@ from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.crisis_reply import Book
+from bot.services.crisis_screen import CrisisScreen
 from bot.services.delivery import Dispatcher
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
@@ -53,6 +54,7 @@ class Services:
     people: PeopleService
     ledger: MessageLedger
     crisis_cache: CrisisCache
+    crisis_screen: CrisisScreen
     crisis_counter: CrisisCounter
     setup: SetupFlow  # onboarding's and /settings' steps
     worksheets: WorksheetFlow

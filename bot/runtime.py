@@ -27,6 +27,7 @@ from bot.datalock import DataDirLock
 from bot.intake import ALLOWED_UPDATES
 from bot.keys import resolve_master_key
 from bot.ordering import CrisisFirstUpdateProcessor
+from bot.send_policy import SendPolicy
 from bot.services.ledger import MessageLedger
 from bot.services.progress_chart import ChartRenderer
 from bot.storage.backend import Backend, Subscription
@@ -221,6 +222,11 @@ class Runtime:
             if app.updater is not None and app.updater.running:
                 await app.updater.stop()
             if app.running:
+                if self.services is not None:
+                    # A crisis reply waiting out one chat's 429 must not hold the stop.
+                    policy = self.services.urgent_bot.rate_limiter
+                    if isinstance(policy, SendPolicy):
+                        policy.stop_waiting()
                 await app.stop()
             await app.shutdown()
             self.app = None
@@ -228,6 +234,7 @@ class Runtime:
         services = self.services
         if services is not None:
             await services.urgent_bot.shutdown()
+            await services.crisis_screen.close()
             with contextlib.suppress(Exception):
                 await services.dispatcher.close()
             with contextlib.suppress(Exception):

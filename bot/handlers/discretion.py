@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,6 +108,16 @@ class DiscretionFeature:
         hub.after_onboarding.append(self.after_onboarding)
 
     # --- the panic path ---------------------------------------------------------------
+
+    @staticmethod
+    def might_be_word(services: Services) -> Callable[[int, str], bool]:
+        """For the update processor: whether a sender's text is their panic or return
+        word, from memory (a pseudonym and a dict lookup)."""
+
+        def check(user_id: int, text: str) -> bool:
+            return services.cover.match(services.people.person_id(user_id), text) is not None
+
+        return check
 
     async def early(self, update: Update, application: Any) -> bool:
         """The update processor's first look, before any lock or slot: True if this was a
@@ -246,7 +257,8 @@ class DiscretionFeature:
         command = _command(text)
         if command in _CRISIS_COMMANDS:
             return  # the crisis group answers, then stops the update
-        if text and not command and services.content.detector.detect(text) is not None:
+        screen = services.crisis_screen
+        if text and not command and await screen.detect(text, message.chat.id) is not None:
             await self.crisis.on_message(update, context)
             raise ApplicationHandlerStop
         cover = services.cover.cover(person_id)
