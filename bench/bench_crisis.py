@@ -8,7 +8,9 @@
 `latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
 updates per second. Latency is measured from the moment the crisis message is queued at
 the (emulated) Bot API to the moment the bot's reply reaches it: it includes long polling
-and the HTTP round trips, so it is stricter than the handler's own time. The emulator and
+and the HTTP round trips, so it is stricter than the handler's own time. The bot's own
+backlog (fetched updates waiting for a slot, sampled every 0.25 s) is printed too: past
+what one replica sustains it grows, and the crisis reply must not grow with it. The emulator and
 the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
 is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
 `--message`: the crisis text (the default is tier 1; "I'm not ok" measures the tier-2
@@ -148,6 +150,17 @@ async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str
     await emu.stop()
 
 
+async def _sample_backlog(runtime: Runtime, peak: list[int]) -> None:
+    """The bot's own backlog: fetched updates waiting for one of the processor's slots
+    (under overload this grows; the crisis reply must not grow with it)."""
+    while True:
+        app = runtime.app
+        slots = getattr(getattr(app, "update_processor", None), "_slots", None)
+        waiters = getattr(slots, "_waiters", None) or ()
+        peak[0] = max(peak[0], len(waiters))
+        await asyncio.sleep(0.25)  # a sample, not a wait for a result
+
+
 def _child(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
     asyncio.run(_drive_load(conn, seconds, rate, urgent))
 
@@ -185,8 +198,11 @@ async def bench_latency(
             if panic and uid in crisis_users:
                 await runtime.services.discretion.set_panic_word(person, PANIC_WORD)
         cpu_before = time.process_time()
+        peak = [0]
+        sampler = asyncio.create_task(_sample_backlog(runtime, peak))
         parent.send((ordinary_users, crisis_users))
         ordinary_sent, crisis_count, backlog, latencies = await asyncio.to_thread(parent.recv)
+        sampler.cancel()
         cpu = time.process_time() - cpu_before
         await runtime.stop()
     parent.send("done")
@@ -197,7 +213,8 @@ async def bench_latency(
         f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s"
         f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} {'panic' if panic else 'crisis'}"
         " messages;"
-        f" not yet fetched at the end: {backlog}"
+        f" not yet fetched at the end: {backlog};"
+        f" most fetched and waiting for a slot in the bot: {peak[0]}"
     )
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99)] * 1000

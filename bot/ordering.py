@@ -128,6 +128,7 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # Update id -> its early path, started when the update was first seen.
         self._early: dict[int, asyncio.Task[Early]] = {}
         self._lanes: dict[int, _Lane] = {}
+        self._ordinary: set[int] = set()  # update ids screened when fetched: nothing urgent
 
     # --- the early path ----------------------------------------------------------------
 
@@ -138,9 +139,15 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         return self._screen.quick(text) is not None
 
     def screen_raw(self, raw: object) -> bool:
-        """Whether a raw update may be urgent (then parse it and `screen` it at once)."""
+        """Whether a raw update may be urgent (then parse it and `screen` it at once). An
+        update found ordinary here is not screened again when its turn comes."""
         found = raw_private_text(raw)
-        return found is not None and self._candidate(found[1], found[2])
+        if found is not None and self._candidate(found[1], found[2]):
+            return True
+        update_id = raw.get("update_id") if isinstance(raw, dict) else None
+        if isinstance(update_id, int):
+            self._ordinary.add(update_id)
+        return False
 
     def screen(self, update: Update) -> None:
         """Start the early path for this update now, once, if it may need one."""
@@ -201,6 +208,7 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             chat = None
         if chat is None or not isinstance(update, Update):
             if isinstance(update, Update):
+                self._ordinary.discard(update.update_id)
                 await self.settle_early(update.update_id)
             async with self._slots:
                 await coroutine
@@ -209,7 +217,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # tasks in arrival order, so places follow arrival even if the reply below is slow.
         turn = self._take_turn(chat.id)
         try:
-            self.screen(update)  # a no-op when it was screened when fetched
+            if update.update_id in self._ordinary:
+                self._ordinary.discard(update.update_id)
+            else:
+                self.screen(update)  # a no-op when it was screened when fetched
             early = await self.settle_early(update.update_id)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
