@@ -11,13 +11,12 @@ growing to 30 s); nothing here needs its own timer.
 Before anything else in a batch is parsed, each raw update is screened (`early`, the
 update processor's `screen_raw`: a crisis or panic word, /sos, /help, read from the JSON
 without parsing it); those that may be urgent are parsed first and their early path is
-started, and the loop is given one turn so it begins (its reply is on the wire) before
-the rest of the batch is parsed and queued behind whatever backlog there is (issue 25).
+started (its task exists before any of the batch's ordinary ones, so it runs first),
+whatever backlog of ordinary updates is waiting for slots (issue 25).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -117,10 +116,10 @@ class IntakeBot(ExtBot[Any]):
             # A TelegramError, so PTB's polling loop backs off (1 s, growing to 30 s) instead
             # of logging the body and asking again at once.
             raise NetworkError("getUpdates returned something other than a list")
-        urgent = self._urgent_first(result)
-        if urgent:
-            await asyncio.sleep(0)  # the early paths begin before the batch is parsed
-        return self._screen(result, urgent)
+        # Their tasks are created now, so they run before any task of this batch's
+        # ordinary updates (created later, by PTB, in arrival order); no yield here: under
+        # overload one turn of the loop is long, and the next poll must not wait for it.
+        return self._screen(result, self._urgent_first(result))
 
     def _urgent_first(self, batch: list[Any]) -> set[int]:
         """Parse and start the early path of every update in the batch that may be urgent;
