@@ -6,8 +6,8 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from bot.services.crisis import CrisisKind, CrisisMatch
-from bot.services.crisis_screen import INLINE_CHARS, CrisisScreen
+from bot.matching.crisis import CrisisKind, CrisisMatch
+from bot.matching.crisis_screen import INLINE_CHARS, CrisisScreen
 
 LONG = "x" * (INLINE_CHARS + 1)
 

@@ -10,8 +10,8 @@ from typing import Any, cast
 from telegram import Bot
 from telegram.error import BadRequest, NetworkError
 
-from bot.context import Context
-from bot.handlers.common import delete_all, delete_quietly
+from bot.framework.chat import delete_all, delete_quietly
+from bot.framework.context import Context
 
 
 class AllOrNothing:
