@@ -76,7 +76,7 @@ from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 from bot.transport.http import AiohttpRequest
-from bot.transport.intake import build_intake_bot
+from bot.transport.intake import build_screened_bot
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
@@ -265,7 +265,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     screen = CrisisScreen(content.detector.detect)
     processor = CrisisFirstUpdateProcessor(screen)
     # The bot parses each fetched update on its own (bot/transport/intake.py).
-    intake_bot = build_intake_bot(
+    intake_bot = build_screened_bot(
         settings.token,
         base_url=settings.api_url,
         # Enough connections for the daily prompts' sends in flight and, beside them, the

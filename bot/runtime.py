@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +26,7 @@ from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
 from bot.features.progress.chart import ChartRenderer
 from bot.framework.context import Services
+from bot.framework.hub import Feature
 from bot.keys import resolve_master_key
 from bot.people.ledger import MessageLedger
 from bot.storage.backend import Backend, Subscription
@@ -102,6 +104,9 @@ class Runtime:
         self.services: Services | None = None
         # The scheduler's repeating jobs by name (tests pause the daily tick through this).
         self.jobs: dict[str, Job[Any]] = {}
+        # What app.py installed, in order (docs/architecture.md's feature table is checked
+        # against it).
+        self.features: Sequence[Feature] = ()
         self._flusher: asyncio.Task[None] | None = None
         self.webhook: WebhookServer | None = None
         self._subscription: Subscription | None = None
@@ -134,6 +139,7 @@ class Runtime:
         wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
         app, services = wired.app, wired.services
         self.app, self.services, self.jobs = app, services, wired.jobs
+        self.features = wired.features
         await app.initialize()
         await services.urgent_bot.initialize()
         # Panic words and covers into memory before the first update is read.

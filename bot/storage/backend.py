@@ -17,8 +17,10 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.core.errors import SteadyError
 
-class StorageError(Exception):
+
+class StorageError(SteadyError):
     """The database could not be opened or migrated."""
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from bot.core.errors import SteadyError
 from bot.crypto import MasterKey, random_key
 from bot.storage.backend import Backend, Row, Tx
 from bot.storage.engines import open_key_database
@@ -29,11 +30,11 @@ def new_row_id() -> str:
     return "r" + secrets.token_hex(16)
 
 
-class WrongMasterKeyError(Exception):
+class WrongMasterKeyError(SteadyError):
     """The key store was created with a different master key."""
 
 
-class RotationError(Exception):
+class RotationError(SteadyError):
     """A rotation step cannot go ahead; nothing was changed by it."""
 
 

@@ -57,8 +57,9 @@ def update_id_of(raw: object) -> int | None:
     return None
 
 
-class IntakeBot(ExtBot[Any]):
-    """The Application's bot, with getUpdates screened update by update."""
+class ScreenedBot(ExtBot[Any]):
+    """The Application's bot, for every send and every poll, with getUpdates screened
+    update by update (a poison update is skipped, not fatal)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -162,15 +163,15 @@ class IntakeBot(ExtBot[Any]):
         return kept
 
 
-def build_intake_bot(
+def build_screened_bot(
     token: str,
     *,
     base_url: str | None,
     request: BaseRequest,
     get_updates_request: BaseRequest,
     rate_limiter: Any,
-) -> IntakeBot:
-    return IntakeBot(
+) -> ScreenedBot:
+    return ScreenedBot(
         token,
         base_url=base_url or "https://api.telegram.org/bot",
         base_file_url=file_url(base_url),

@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from bot.content.decoys import Decoys, start_sequence
 from bot.content.panic_word import PanicWords, WordKind, derive_word_key, word_digest
 from bot.core.clock import Clock
+from bot.core.errors import SteadyError
 from bot.core.languages import LANGUAGES
 from bot.people.ledger import DELETE_WINDOW
 from bot.people.service import PeopleService, Person, Profile, UnreadableDataError
@@ -59,7 +60,7 @@ def decoy_language(code: str | None) -> str:
     return short if short in LANGUAGES else "en"
 
 
-class CoverHolds(Exception):
+class CoverHolds(SteadyError):
     """Raised instead of sending an ordinary message to a chat in cover (an update that was
     in flight when the panic word came): nothing but the decoy may appear there."""
 
