@@ -37,6 +37,7 @@ from bot.storage.people import PERSON_CHANNEL
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import ALLOWED_UPDATES
 from bot.transport.ordering import CrisisFirstUpdateProcessor
+from bot.transport.send_policy import SendPolicy
 from bot.transport.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
@@ -227,6 +228,11 @@ class Runtime:
             if app.updater is not None and app.updater.running:
                 await app.updater.stop()
             if app.running:
+                if self.services is not None:
+                    # A crisis reply waiting out one chat's 429 must not hold the stop.
+                    policy = self.services.urgent_bot.rate_limiter
+                    if isinstance(policy, SendPolicy):
+                        policy.stop_waiting()
                 await app.stop()
             await app.shutdown()
             # A start that failed in getMe (a refused token, Telegram unreachable) left the
@@ -238,6 +244,7 @@ class Runtime:
         services = self.services
         if services is not None:
             await services.urgent_bot.shutdown()
+            await services.crisis_screen.close()
             with contextlib.suppress(Exception):
                 await services.dispatcher.close()
             with contextlib.suppress(Exception):
