@@ -45,13 +45,14 @@ from bot.content.worksheet_model import (
     validate_worksheet_ids,
 )
 from bot.content.yaml_lines import Doc, checked, load_yaml, report
+from bot.core.errors import SteadyError
 from bot.core.languages import ENGLISH, LANGUAGES
 from bot.matching.crisis import CrisisDetector
 
 CONTENT_DIR_ENV = "BOT_CONTENT_DIR"
 
 
-class ContentError(Exception):
+class ContentError(SteadyError):
     def __init__(self, problems: list[str], notes: list[str] | None = None) -> None:
         super().__init__(f"{len(problems)} problem(s) in content")
         self.problems = problems

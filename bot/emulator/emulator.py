@@ -530,7 +530,8 @@ class BotApiEmulator:
         """Make the next `times` calls of `method` (only those to `chat_id`, if given) fail.
 
         "429" answers Too Many Requests with parameters.retry_after, "500" Internal Server
-        Error, "403" bot blocked, "400" a generic Bad Request: none of these perform the
+        Error, "403" bot blocked, "400" a generic Bad Request, "401" Unauthorized (a token
+        Telegram refuses): none of these perform the
         call, so nothing is sent. "timeout" holds the answer back for `delay` seconds and
         then performs the call normally, so the message IS recorded even though the
         client gave up: Telegram may deliver a message whose answer never arrived.

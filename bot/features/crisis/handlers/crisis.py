@@ -64,9 +64,11 @@ def _early(application: Any) -> dict[int, Early]:
     return found
 
 
-async def reply_early(update: Update, application: Any) -> None:
+async def reply_early(update: Update, application: Any, *, send: bool = True) -> None:
     """Called by the update processor for a crisis message before it waits for anything;
-    the crisis group below then finds the reply sent (keyed by update id)."""
+    the crisis group below then finds the reply sent (keyed by update id). `send=False`:
+    this chat already has replies on their way (a flood of crisis words); only the match
+    is noted, for the later groups, and no further reply is sent."""
     if not is_private(update):
         return
     context = Context.from_update(update, application)
@@ -74,12 +76,18 @@ async def reply_early(update: Update, application: Any) -> None:
     text = (message.text or message.caption or "") if message is not None else ""
     command = text.split(maxsplit=1)[0].split("@")[0] if text.startswith("/") else ""
     if command in ("/sos", "/help"):
-        await _sos(update, context, guide=command == "/help")
+        if send:
+            await _sos(update, context, guide=command == "/help")
         general = CrisisMatch(CrisisKind.GENERAL, frozenset())
         _early(application)[update.update_id] = (general, None, False)
         return
-    match = context.services.content.detector.detect(text) if text else None
+    chat = update.effective_chat
+    screen = context.services.crisis_screen
+    match = await screen.detect(text, chat.id if chat else None) if text else None
     if match is None or command:
+        return
+    if not send:
+        _early(application)[update.update_id] = (match, None, False)
         return
     sent = await respond(update, context, match, message)
     _early(application)[update.update_id] = (match, sent, context.crisis_quiet)
@@ -100,7 +108,8 @@ async def on_message(update: Update, context: Context) -> None:
     text = message.text or message.caption
     if not text or text.startswith("/"):
         return  # commands have their own handlers (/sos and /help show the same lines)
-    match = context.services.content.detector.detect(text)
+    chat = update.effective_chat
+    match = await context.services.crisis_screen.detect(text, chat.id if chat else None)
     if match is None:
         await maybe_typed_country(update, context, text)
         return
