@@ -57,6 +57,12 @@ def decoy_text(bot: BotUnderTest, theme: str = "quote") -> str:
 async def panic(bot: BotUnderTest, theme: str = "quote") -> SentMessage:
     await bot.send(TYPED)
     decoy = await bot.next(containing=decoy_text(bot, theme))
+    # The wipe is whole whenever it ends, however slow the machine: wait for the chat to
+    # show only the decoy (deletions may run on after it), not for a time. A wipe that
+    # drops work never gets there and fails here, only later.
+    await bot.until(
+        lambda: bot.emu.visible_ids(USER) == [decoy.message_id], "the chat shows only the decoy"
+    )
     await bot.settle()
     return decoy
 
