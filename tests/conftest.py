@@ -33,7 +33,12 @@ START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # a Monday
 # A `python -m bot` process is ready when it first calls the Bot API (tests wait for that
 # call); this only ends a start that hangs. Imports, content and migrations took 6.8-13.5 s
 # on a loaded 2-core machine.
-START_SECONDS = 180.0
+START_SECONDS = 180.0  # also a first chart: matplotlib imported, or its worker process started
+# A test that makes Telegram answer too late gives its bot this HTTP timeout and holds the
+# answer for TOO_LATE: the timeout is well above a loaded machine's slowest ordinary answer
+# (a bot that gave up on those would retry and send twice), and the held answer well past it.
+GIVE_UP = 2.0
+TOO_LATE = 2.5 * GIVE_UP
 
 _CONTENT: Content | None = None
 
@@ -81,7 +86,9 @@ def make_settings(data_dir: Path, api_url: str, **overrides: Any) -> Settings:
         "data_dir": data_dir,
         "master_key": base64.b64decode(base64.b64encode(os.urandom(32))),
         "log_level": logging.DEBUG,
-        "http_timeout": 2.0,
+        # The production default: on a loaded machine an answer may take a second or two,
+        # and a bot that gave up sooner would retry and send twice.
+        "http_timeout": 10.0,
     }
     values.update(overrides)
     return Settings(**values)
