@@ -16,6 +16,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from bot.clock import ManualClock
 from bot.config import Settings
@@ -41,6 +43,13 @@ GIVE_UP = 2.0
 TOO_LATE = 2.5 * GIVE_UP
 
 _CONTENT: Content | None = None
+
+# Property tests judge what the code returns, never how fast: hypothesis's per-example
+# deadline (200 ms) and its too-slow health check fail them on a loaded machine.
+hypothesis_settings.register_profile(
+    "steady", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("steady")
 
 
 _MEASURED = "steady-measured"
