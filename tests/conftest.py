@@ -35,7 +35,7 @@ START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # a Monday
 # A `python -m bot` process is ready when it first calls the Bot API (tests wait for that
 # call); this only ends a start that hangs. Imports, content and migrations took 6.8-13.5 s
 # on a loaded 2-core machine.
-START_SECONDS = 180.0  # also a first chart: matplotlib imported, or its worker process started
+START_SECONDS = 300.0  # also a first chart: matplotlib imported, or its worker process started
 # A test that makes Telegram answer too late gives its bot this HTTP timeout and holds the
 # answer for TOO_LATE: the timeout is well above a loaded machine's slowest ordinary answer
 # (a bot that gave up on those would retry and send twice), and the held answer well past it.
