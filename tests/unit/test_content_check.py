@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.content import check_content, content_dir, load_content
+from bot.content.loader import check_content, content_dir, load_content
 from tests.conftest import START_SECONDS
 
 SHEET = "worksheets/bond_or_love.yaml"
