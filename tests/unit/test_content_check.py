@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from bot.content.loader import check_all, check_content, content_dir, load_content
+from tests.conftest import START_SECONDS
 
 SHEET = "worksheets/bond_or_love.yaml"
 
@@ -116,7 +117,7 @@ def test_cli_exit_codes(content_copy: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     replace_once(content_copy / SHEET, "title:", "titel: typo\ntitle:")
@@ -125,7 +126,7 @@ def test_cli_exit_codes(content_copy: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
     )
     assert bad.returncode == 1
     assert f"{content_copy / SHEET}:" in bad.stdout
@@ -147,7 +148,7 @@ def test_bot_refuses_to_start_with_broken_content(content_copy: Path, tmp_path: 
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
         cwd=tmp_path,
     )
     assert result.returncode == 2
