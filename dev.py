@@ -71,7 +71,9 @@ def main() -> int:
         (PY, "-m", "ruff", "check", "."),
         (PY, "-m", "ruff", "format", "--check", "."),
         (PY, "-m", "mypy", "--strict", "bot"),
-        (PY, "-m", "pytest", "-q", *sys.argv[2:]),
+        # One worker per core (pytest-xdist): the e2e tests each run a bot and wait on it,
+        # so two share a 2-core machine well. `-n 0` after `test` runs them in one process.
+        (PY, "-m", "pytest", "-q", "-n", "auto", *sys.argv[2:]),
     ):
         code = run(*check)
         if code != 0:

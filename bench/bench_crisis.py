@@ -2,19 +2,22 @@
 
     .venv/bin/python -m bench.bench_crisis detector
     .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500]
-        [--message TEXT] [--panic]
+        [--message TEXT] [--panic] [--flood PER_SECOND]
 
 `detector`: the cost of CrisisDetector.detect per message over a realistic mix.
 `latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
 updates per second. Latency is measured from the moment the crisis message is queued at
 the (emulated) Bot API to the moment the bot's reply reaches it: it includes long polling
-and the HTTP round trips, so it is stricter than the handler's own time. The emulator and
+and the HTTP round trips, so it is stricter than the handler's own time. The bot's own
+backlog (fetched updates waiting for a slot, sampled every 0.25 s) is printed too: past
+what one replica sustains it grows, and the crisis reply must not grow with it. The emulator and
 the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
 is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
 `--message`: the crisis text (the default is tier 1; "I'm not ok" measures the tier-2
 safety check). `--panic`: the same load, but the urgent messages are panic words
 (docs/discretion.md); the latency is to the decoy, so it includes deleting the panic
-message and the chat's recent messages first.
+message and the chat's recent messages first. `--flood`: one more chat sends "help" that
+many times a second throughout (issue 27's flood); the latency is still everyone else's.
 """
 
 from __future__ import annotations
@@ -106,7 +109,12 @@ TIER_ONE = "help, he is outside"  # the emergency reply; "I'm not ok" is the tie
 PANIC_WORD = "blueberry pancakes"
 
 
-async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
+FLOODER = 99_999  # one chat sending crisis words over and over (`--flood`)
+
+
+async def _drive_load(
+    conn: Connection, seconds: float, rate: float, urgent: str, flood: float
+) -> None:
     """Child process: the emulated Bot API plus the people typing, so that their CPU is not
     counted against the bot."""
     emu = BotApiEmulator(record_calls=False, keep_per_chat=50)
@@ -127,13 +135,16 @@ async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str
     rng = random.Random(1)
     loop = asyncio.get_running_loop()
     begin = loop.time()
-    ordinary_sent = crisis_count = 0
+    ordinary_sent = crisis_count = flood_sent = 0
     next_crisis = begin + 0.05
     while loop.time() - begin < seconds:
         due = int((loop.time() - begin) * rate)
         while ordinary_sent < due:
             emu.user_sends(rng.choice(ordinary_users), rng.choice(ORDINARY))
             ordinary_sent += 1
+        while flood_sent < int((loop.time() - begin) * flood):
+            emu.user_sends(FLOODER, "help")
+            flood_sent += 1
         if loop.time() >= next_crisis:
             uid = crisis_users[crisis_count % len(crisis_users)]
             crisis_count += 1
@@ -148,17 +159,28 @@ async def _drive_load(conn: Connection, seconds: float, rate: float, urgent: str
     await emu.stop()
 
 
-def _child(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
-    asyncio.run(_drive_load(conn, seconds, rate, urgent))
+async def _sample_backlog(runtime: Runtime, peak: list[int]) -> None:
+    """The bot's own backlog: fetched updates waiting for one of the processor's slots
+    (under overload this grows; the crisis reply must not grow with it)."""
+    while True:
+        app = runtime.app
+        slots = getattr(getattr(app, "update_processor", None), "_slots", None)
+        waiters = getattr(slots, "_waiters", None) or ()
+        peak[0] = max(peak[0], len(waiters))
+        await asyncio.sleep(0.25)  # a sample, not a wait for a result
+
+
+def _child(conn: Connection, seconds: float, rate: float, urgent: str, flood: float) -> None:
+    asyncio.run(_drive_load(conn, seconds, rate, urgent, flood))
 
 
 async def bench_latency(
-    seconds: float, rate: float, text: str = TIER_ONE, *, panic: bool = False
+    seconds: float, rate: float, text: str = TIER_ONE, *, panic: bool = False, flood: float = 0
 ) -> None:
     parent, child = multiprocessing.Pipe()
     urgent = PANIC_WORD if panic else text
     process = multiprocessing.get_context("spawn").Process(
-        target=_child, args=(child, seconds, rate, urgent)
+        target=_child, args=(child, seconds, rate, urgent, flood)
     )
     process.start()
     base_url = await asyncio.to_thread(parent.recv)
@@ -185,8 +207,11 @@ async def bench_latency(
             if panic and uid in crisis_users:
                 await runtime.services.discretion.set_panic_word(person, PANIC_WORD)
         cpu_before = time.process_time()
+        peak = [0]
+        sampler = asyncio.create_task(_sample_backlog(runtime, peak))
         parent.send((ordinary_users, crisis_users))
         ordinary_sent, crisis_count, backlog, latencies = await asyncio.to_thread(parent.recv)
+        sampler.cancel()
         cpu = time.process_time() - cpu_before
         await runtime.stop()
     parent.send("done")
@@ -197,7 +222,8 @@ async def bench_latency(
         f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s"
         f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} {'panic' if panic else 'crisis'}"
         " messages;"
-        f" not yet fetched at the end: {backlog}"
+        f" not yet fetched at the end: {backlog};"
+        f" most fetched and waiting for a slot in the bot: {peak[0]}"
     )
     p50 = statistics.median(latencies) * 1000
     p99 = latencies[int(len(latencies) * 0.99)] * 1000
@@ -216,11 +242,16 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500)
     parser.add_argument("--message", default=TIER_ONE, help="the crisis text sent")
     parser.add_argument("--panic", action="store_true", help="panic words instead of crisis")
+    parser.add_argument(
+        "--flood", type=float, default=0, help='one more chat sending "help" this many times/s'
+    )
     args = parser.parse_args()
     if args.which == "detector":
         bench_detector()
     else:
-        asyncio.run(bench_latency(args.seconds, args.rate, args.message, panic=args.panic))
+        asyncio.run(
+            bench_latency(args.seconds, args.rate, args.message, panic=args.panic, flood=args.flood)
+        )
 
 
 if __name__ == "__main__":

@@ -93,9 +93,8 @@ async def seed(directory: Path, people: int) -> None:
     db = await Database.open(data / "steady.sqlite3", MIGRATIONS)
     pseudo = await keys.pseudonym_key()
     now = int(DUE.timestamp()) - 86_400
-    key_rows: list[tuple[str, bytes, int]] = []
     people_rows: list[tuple[str, bytes, bytes, int, str, int, int]] = []
-    identity_rows: list[tuple[str, str, str]] = []
+    identity_rows: list[tuple[str, str, bytes]] = []
     for n in range(people):
         user = FIRST_USER + n
         zone, local = ZONES[n % len(ZONES)]
@@ -107,10 +106,9 @@ async def seed(directory: Path, people: int) -> None:
         found = next_occurrence(schedule, DUE - dt.timedelta(seconds=1))
         assert found is not None and found[0] == DUE, (zone, found)
         pid = new_row_id()
-        identity_rows.append((pseudonym(pseudo, user), pid, pid))
         key = random_key()
+        identity_rows.append((pseudonym(pseudo, user), pid, key))
         cipher = PersonCipher(pid, key)
-        key_rows.append((pid, master.wrap(key, pid), now))
         people_rows.append(
             (
                 pid,
@@ -122,13 +120,7 @@ async def seed(directory: Path, people: int) -> None:
                 now,
             )
         )
-    async with keys.db.transaction() as conn:
-        await conn.executemany(
-            "INSERT INTO data_keys (person_id, wrapped, created_at) VALUES (?, ?, ?)", key_rows
-        )
-        await conn.executemany(
-            "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)", identity_rows
-        )
+    await keys.add_people(identity_rows)
     async with db.transaction() as conn:
         await conn.executemany(
             "INSERT INTO people (person_id, chat_enc, profile_enc, state, active, next_due_utc,"

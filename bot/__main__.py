@@ -1,17 +1,24 @@
 """Command line: `python -m bot [serve | sandbox | keys rotate | keys retire | keys reanchor |
 backup [PATH] [--keys PATH] | stats | health | webhook set|delete|info | content check]`.
 
-Every expected failure (configuration, key, storage, content) ends with one line on stderr
-and exit code 2; tracebacks are for bugs only.
+Every failure ends with one line on stderr and an exit code (README, Exit codes):
+0 done; 1 a step that failed or could not be confirmed, or an unexpected error; 2 the
+configuration, a key, the storage or the content is wrong (a token Telegram refuses
+included); 3 Telegram could not be reached at start-up, after retries (a supervisor
+starts it again later); 4 no space left on the disk or in the database. The traceback of
+an unexpected error is logged at DEBUG only, with the token taken out.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
+import os
 import signal
 import sys
+import traceback
 from pathlib import Path
 
 from bot.config import (
@@ -21,7 +28,7 @@ from bot.config import (
     ensure_data_dir,
     load_settings,
 )
-from bot.content.loader import ContentError, check_report, content_dir
+from bot.content.loader import ContentError, check_all, content_dir
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
@@ -30,6 +37,8 @@ from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
 EXIT_FAILED = 1
 EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
+EXIT_DISK_FULL = 4
 log = logging.getLogger("bot")
 
 
@@ -108,12 +117,12 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    # Everything the bot writes (databases, copies, key files, caches, by any library) is
+    # for its owner alone, whatever the shell's umask.
+    os.umask(0o077)
     args = _parser().parse_args(argv)
     try:
         return _run(args)
-    except (ConfigError, WrongMasterKeyError, StorageError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
     except ContentError as exc:
         for problem in exc.problems:
             print(problem, file=sys.stderr)
@@ -121,18 +130,83 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # every other failure: one line, a documented code
+        line, code = _failure(exc)
+        _log_traceback(exc)
+        print(f"error: {line}", file=sys.stderr)
+        return code
+
+
+def _failure(exc: BaseException) -> tuple[str, int]:
+    """The one line and the exit code for a failure. Never the exception's text where it
+    may carry the token (PTB puts it in InvalidToken's)."""
+    from telegram.error import InvalidToken, NetworkError  # noqa: PLC0415
+
+    if _disk_full(exc):
+        return "no space left on the disk (or the database is full); free some and start again", (
+            EXIT_DISK_FULL
+        )
+    if isinstance(exc, ConfigError | WrongMasterKeyError | StorageError):
+        return str(exc), EXIT_USAGE
+    if isinstance(exc, InvalidToken):
+        return (
+            "Telegram refused the bot token (TELEGRAM_BOT_TOKEN): check it with @BotFather",
+            EXIT_USAGE,
+        )
+    if isinstance(exc, NetworkError):  # TimedOut included
+        return (
+            f"cannot reach Telegram at start-up ({type(exc).__name__}, after retries); "
+            "a supervisor can start the bot again later",
+            EXIT_UNREACHABLE,
+        )
+    return f"stopped by an unexpected {type(exc).__name__} (details at BOT_LOG_LEVEL=DEBUG)", (
+        EXIT_FAILED
+    )
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """ENOSPC anywhere in the chain, SQLite's "database or disk is full", PostgreSQL's
+    disk_full (SQLSTATE 53100)."""
+    import sqlite3  # noqa: PLC0415
+
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, OSError) and current.errno == errno.ENOSPC:
+            return True
+        if isinstance(current, sqlite3.Error) and "is full" in str(current):
+            return True
+        if getattr(current, "sqlstate", None) == "53100":
+            return True
+        current = current.__cause__ or current.__context__
+    return False
+
+
+def _log_traceback(exc: BaseException) -> None:
+    """At DEBUG only, and without the token, which URLs and PTB's messages can carry."""
+    if not log.isEnabledFor(logging.DEBUG):
+        return
+    text = "".join(traceback.format_exception(exc))
+    token = os.environ.get("TELEGRAM_BOT_TOKEN", "").strip()
+    for secret in {token, token.partition(":")[2]} - {""}:
+        text = text.replace(secret, "[token withheld]")
+    log.debug("the failure's traceback:\n%s", text)
 
 
 def _run(args: argparse.Namespace) -> int:
     if args.command == "content":
-        problems, notes = check_report(args.dir)
-        for problem in problems:
-            print(problem)
-        for note in notes:
-            print(note)
+        result = check_all(args.dir)
+        problems = result.problems
+        for line in (*problems, *result.notes):
+            print(line)
+        for line in result.review:
+            print(f"review: {line}")
         where = args.dir or content_dir()
-        if notes:
-            print(f"{len(notes)} gap(s) in disabled languages (not shown to anyone)")
+        if result.notes:
+            print(f"{len(result.notes)} gap(s) in disabled languages (not shown to anyone)")
+        if result.review:
+            print(f"{len(result.review)} difference(s) to review (listed, not failing)")
         print(f"{len(problems)} problem(s) in {where}", file=sys.stderr if problems else sys.stdout)
         return 1 if problems else 0
     settings = load_settings()
@@ -215,8 +289,12 @@ async def _rotate(settings: Settings, new_key_file: Path | None) -> int:
         try:
             count = await stage_rotation(settings, old, delivered.key)
         except RotationError as exc:
+            delivered.withdraw()
             print(f"error: {exc}; the old key still works", file=sys.stderr)
             return EXIT_FAILED
+        except BaseException:
+            delivered.withdraw()  # nothing is wrapped under it: staging was undone
+            raise
     finally:
         lock.release()
     try:

@@ -62,6 +62,7 @@ from bot.features.worksheets.handlers.worksheets import WorksheetsFeature
 from bot.features.worksheets.service import WorksheetService
 from bot.framework.context import SERVICES_KEY, Context, Services
 from bot.framework.hub import Command, Feature, Hub
+from bot.matching.crisis_screen import CrisisScreen
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService
@@ -75,7 +76,7 @@ from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 from bot.transport.http import AiohttpRequest
-from bot.transport.intake import build_intake_bot
+from bot.transport.intake import build_screened_bot
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
@@ -142,7 +143,9 @@ class Foundation:
     chart: ChartRenderer | None = None
 
 
-def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Services:
+def build_services(
+    base: Foundation, app: StApp, urgent_bot: ExtBot[Any], screen: CrisisScreen
+) -> Services:
     settings, content, db, keys, clock = (
         base.settings,
         base.content,
@@ -202,6 +205,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         people=people,
         ledger=ledger,
         crisis_cache=crisis_cache,
+        crisis_screen=screen,
         crisis_counter=CrisisCounter(people_store, metrics),
         setup=SetupFlow(
             people,
@@ -258,9 +262,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
     rate = rate_for(settings.paid_broadcast)
-    processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
+    screen = CrisisScreen(content.detector.detect)
+    processor = CrisisFirstUpdateProcessor(screen)
     # The bot parses each fetched update on its own (bot/transport/intake.py).
-    intake_bot = build_intake_bot(
+    intake_bot = build_screened_bot(
         settings.token,
         base_url=settings.api_url,
         # Enough connections for the daily prompts' sends in flight and, beside them, the
@@ -284,9 +289,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
         request=http_transport(settings.http_timeout, pool=8),
-        rate_limiter=SendPolicy(throttle=False, base_delay=backoff),
+        # Per chat: one person's 429 pauses their replies only (issue 27, finding 2).
+        rate_limiter=SendPolicy(throttle=False, base_delay=backoff, per_chat=True),
     )
-    services = build_services(base, app, urgent_bot)
+    services = build_services(base, app, urgent_bot, screen)
     app.bot_data[SERVICES_KEY] = services
 
     # Every feature, constructed once and installed into one Hub.
@@ -317,8 +323,8 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     for feature in features:
         feature.install(hub)
 
-    async def early_reply(update: Update) -> None:
-        await crisis.reply_early(update, app)
+    async def early_reply(update: Update, send: bool) -> None:
+        await crisis.reply_early(update, app, send=send)
 
     processor.early_reply = early_reply
 
@@ -326,6 +332,9 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         return await discretion.early(update, app)
 
     processor.early_panic = early_panic
+    processor.might_panic = discretion.might_be_word(services)
+    # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
+    intake_bot.screen_with(processor.screen_raw, processor.screen)
 
     # -20: a panic word, and everything while in cover, from memory (docs/discretion.md).
     app.add_handler(TypeHandler(Update, discretion.guard), GROUP_PANIC)

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from bot.core.errors import SteadyError
+
 DEFAULT_DATA_DIR = "./data"
 DEFAULT_WEBHOOK_LISTEN = ("127.0.0.1", 8080)
 # Telegram's rule for setWebhook's secret_token: 1-256 of A-Z, a-z, 0-9, _ and -.
@@ -25,7 +27,7 @@ _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
-class ConfigError(Exception):
+class ConfigError(SteadyError):
     """A configuration problem, phrased as one line for the person running the bot."""
 
 

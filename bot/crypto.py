@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from bot.core.errors import SteadyError
+
 FORMAT_VERSION = 1
 KEY_BYTES = 32
 NONCE_BYTES = 12
@@ -31,7 +33,7 @@ _CHECK_PLAINTEXT = b"steady master key check v1"
 _AAD_PREFIX = b"steady|"
 
 
-class CryptoError(Exception):
+class CryptoError(SteadyError):
     """A ciphertext could not be opened: wrong key, wrong slot, or tampering."""
 
 

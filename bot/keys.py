@@ -98,6 +98,15 @@ class Delivered:
 
     key: MasterKey
     where: str
+    written: Path | None = None  # a key file this run made (removed if the run fails)
+
+    def withdraw(self) -> None:
+        """The run failed before the key wrapped anything: a file it made would open
+        nothing, yet pass for the new key (issue 26). A resumed file is kept."""
+        if self.written is None:
+            return
+        self.written.unlink(missing_ok=True)
+        _fsync_dir(self.written.parent)
 
 
 def deliver_new_key(settings: Settings, new_key_file: Path | None) -> Delivered:
@@ -112,27 +121,37 @@ def deliver_new_key(settings: Settings, new_key_file: Path | None) -> Delivered:
             f"give the new master key: set {NEW_KEY_ENV} to it, or pass --new-key-file PATH to "
             "have one written there (a new key is never only printed)"
         )
+    written = None
     if new_key_file.exists():
         key = read_key_file(new_key_file)  # a rotation resumed after a crash
     else:
         key = MasterKey(random_key())
         write_key_file(new_key_file, key)
+        written = new_key_file
+    delivered = Delivered(key, str(new_key_file), written)
     if read_key_file(new_key_file) != key:
+        delivered.withdraw()
         raise ConfigError(f"{new_key_file} did not read back as written")
-    return Delivered(key, str(new_key_file))
+    return delivered
 
 
 async def stage_rotation(settings: Settings, old: MasterKey, new: MasterKey) -> int:
-    """Wrap everything under `new` as well, then prove `new` opens it; undone on failure."""
+    """Wrap everything under `new` as well, then prove `new` opens it; undone on failure
+    (only the wraps this run added: `KeyStore.unstage`). Returns how many keys `new` opens."""
     store = await KeyStore.open(settings.key_target, old)
     try:
         expected = await store.stage(new)
         try:
             verified = await KeyStore.open(settings.key_target, new)
             try:
-                if not verified.opened_with_next_key or await verified.all_data_keys() != expected:
+                if not verified.opened_with_next_key:
+                    raise RotationError("the re-wrapped keys did not verify")
+                # More is fine: people who joined while the bot served with the staged key.
+                opened = await verified.all_data_keys()
+                if any(opened.get(pid) != key for pid, key in expected.items()):
                     raise RotationError("the re-wrapped keys did not verify")
                 await verified.pseudonym_key()
+                count = len(opened)
             finally:
                 await verified.close()
         except BaseException:
@@ -140,7 +159,7 @@ async def stage_rotation(settings: Settings, old: MasterKey, new: MasterKey) -> 
             raise
     finally:
         await store.close()
-    return len(expected)
+    return count
 
 
 async def retire_old_key(settings: Settings) -> int:

@@ -4,14 +4,17 @@ line, at every level.
 Third-party libraries log what they handle: PTB prints whole updates and request
 parameters (and, on a parse error, the raw batch at CRITICAL), httpx prints request URLs
 (which contain the token), aiosqlite prints every SQL statement with its parameters
-(wrapped keys, ciphertexts). Two layers keep that out:
+(wrapped keys, ciphertexts), fontTools lists the glyphs a PDF export uses at INFO (through
+the shipped font they spell the text). A list of the noisy ones cannot keep up with what
+the next library logs, so the rule is an allow-list: only our own loggers (`OUR_LOGGERS`)
+speak as BOT_LOG_LEVEL says. For every other logger, on our handler:
 
-- their loggers are pinned at WARNING whatever BOT_LOG_LEVEL says;
-- on our handler, any record of theirs that carries values (format arguments, an
-  exception's text or traceback) keeps only its constant template and the exception's
-  class, at every level, CRITICAL included.
+- nothing below WARNING passes, whatever the level of the root or of that logger;
+- a record at WARNING or above that carries values (format arguments, an exception's text
+  or traceback) keeps only its constant template and the exception's class.
 
-Our own log lines carry update ids, event names and exception types.
+The loggers known to be noisy are also pinned at WARNING, so their records are not even
+made. Our own log lines carry update ids, event names and exception types.
 """
 
 from __future__ import annotations
@@ -19,7 +22,11 @@ from __future__ import annotations
 import logging
 import sys
 
-# Loggers (and their children) of libraries that see message text, keys or the token.
+# The only loggers whose lines pass as written, at any level: the bot's own.
+OUR_LOGGERS = frozenset({"bot", "__main__"})
+# Libraries known to log what they see (message text, keys, the token, a PDF's glyphs):
+# pinned at WARNING so their records are not made at all. The allow-list above holds
+# for any library missing from here.
 QUIET_LOGGERS = (
     "httpx",
     "httpcore",
@@ -30,16 +37,27 @@ QUIET_LOGGERS = (
     "aiosqlite",
     "asyncpg",
     "asyncio",
+    "fontTools",
+    "fpdf",
+    "PIL",
+    "matplotlib",
 )
 WITHHELD = " [values withheld]"
 
 
+def is_ours(name: str) -> bool:
+    return name.split(".", 1)[0] in OUR_LOGGERS
+
+
 class WithholdThirdPartyValues(logging.Filter):
-    """Reduce a third-party record to its template and exception class; ours pass as they are."""
+    """Drop another library's record below WARNING; reduce the rest to their template and
+    exception class. Ours pass as they are."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        if record.name.split(".", 1)[0] not in QUIET_LOGGERS:
+        if is_ours(record.name):
             return True
+        if record.levelno < logging.WARNING:
+            return False
         exc = record.exc_info[1] if record.exc_info else None
         if not record.args and exc is None and not record.stack_info:
             return True

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -25,6 +26,7 @@ from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
 from bot.features.progress.chart import ChartRenderer
 from bot.framework.context import Services
+from bot.framework.hub import Feature
 from bot.keys import resolve_master_key
 from bot.people.ledger import MessageLedger
 from bot.storage.backend import Backend, Subscription
@@ -35,6 +37,7 @@ from bot.storage.people import PERSON_CHANNEL
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import ALLOWED_UPDATES
 from bot.transport.ordering import CrisisFirstUpdateProcessor
+from bot.transport.send_policy import SendPolicy
 from bot.transport.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
@@ -101,6 +104,9 @@ class Runtime:
         self.services: Services | None = None
         # The scheduler's repeating jobs by name (tests pause the daily tick through this).
         self.jobs: dict[str, Job[Any]] = {}
+        # What app.py installed, in order (docs/architecture.md's feature table is checked
+        # against it).
+        self.features: Sequence[Feature] = ()
         self._flusher: asyncio.Task[None] | None = None
         self.webhook: WebhookServer | None = None
         self._subscription: Subscription | None = None
@@ -133,6 +139,7 @@ class Runtime:
         wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
         app, services = wired.app, wired.services
         self.app, self.services, self.jobs = app, services, wired.jobs
+        self.features = wired.features
         await app.initialize()
         await services.urgent_bot.initialize()
         # Panic words and covers into memory before the first update is read.
@@ -221,13 +228,23 @@ class Runtime:
             if app.updater is not None and app.updater.running:
                 await app.updater.stop()
             if app.running:
+                if self.services is not None:
+                    # A crisis reply waiting out one chat's 429 must not hold the stop.
+                    policy = self.services.urgent_bot.rate_limiter
+                    if isinstance(policy, SendPolicy):
+                        policy.stop_waiting()
                 await app.stop()
             await app.shutdown()
+            # A start that failed in getMe (a refused token, Telegram unreachable) left the
+            # Application uninitialised, and its shutdown does nothing: close the
+            # transports here (a no-op when they are closed already).
+            await app.bot.shutdown()
             self.app = None
             log.info("bot stopped")
         services = self.services
         if services is not None:
             await services.urgent_bot.shutdown()
+            await services.crisis_screen.close()
             with contextlib.suppress(Exception):
                 await services.dispatcher.close()
             with contextlib.suppress(Exception):

@@ -16,29 +16,67 @@ from pathlib import Path
 from typing import Any, Literal
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from bot.config import Settings
 from bot.content.loader import Content, load_content
 from bot.core.clock import ManualClock
-from bot.emulator import BotApiEmulator, SentMessage
+from bot.emulator import WAIT_SECONDS, BotApiEmulator, SentMessage
 from bot.framework.context import Services
 from bot.geo import zone_index
 from bot.logs import pin_noisy_loggers
 from bot.runtime import Runtime
+from tests.reporting import LINES, SHOWN
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvw"
 USER = 1001
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)  # a Monday
+# A `python -m bot` process is ready when it first calls the Bot API (tests wait for that
+# call); this only ends a start that hangs. Imports, content and migrations took 6.8-13.5 s
+# on a loaded 2-core machine.
+START_SECONDS = 300.0  # also a first chart: matplotlib imported, or its worker process started
+# A test that makes Telegram answer too late gives its bot this HTTP timeout and holds the
+# answer for TOO_LATE: the timeout is well above a loaded machine's slowest ordinary answer
+# (a bot that gave up on those would retry and send twice), and the held answer well past it.
+GIVE_UP = 2.0
+TOO_LATE = 2.5 * GIVE_UP
 
 _CONTENT: Content | None = None
 
+# Property tests judge what the code returns, never how fast: hypothesis's per-example
+# deadline (200 ms) and its too-slow health check fail them on a loaded machine.
+hypothesis_settings.register_profile(
+    "steady", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("steady")
+
+
+_MEASURED = "steady-measured"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    # Where the test ran (a worker, under xdist): its lines go with its report.
+    report = yield
+    if LINES:
+        item.user_properties.append((_MEASURED, tuple(LINES)))
+        LINES.clear()
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    # Where the run is summarised: each test's last report carries all its lines.
+    if report.when == "teardown":
+        for name, lines in report.user_properties:
+            if name == _MEASURED:
+                SHOWN.extend(lines)
+
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    from tests.reporting import LINES  # noqa: PLC0415 - only at the end of the run
-
-    if LINES:
+    if SHOWN:
         terminalreporter.section("measured by the tests")
-        for line in LINES:
+        for line in SHOWN:
             terminalreporter.write_line(line)
 
 
@@ -57,7 +95,9 @@ def make_settings(data_dir: Path, api_url: str, **overrides: Any) -> Settings:
         "data_dir": data_dir,
         "master_key": base64.b64decode(base64.b64encode(os.urandom(32))),
         "log_level": logging.DEBUG,
-        "http_timeout": 2.0,
+        # The production default: on a loaded machine an answer may take a second or two,
+        # and a bot that gave up sooner would retry and send twice.
+        "http_timeout": 10.0,
     }
     values.update(overrides)
     return Settings(**values)
@@ -148,7 +188,7 @@ class BotUnderTest:
         *,
         containing: str | None = None,
         predicate: Callable[[SentMessage], bool] | None = None,
-        timeout: float = 10.0,
+        timeout: float = WAIT_SECONDS,
     ) -> SentMessage:
         """The next bot message in this chat after the last one a test read."""
         after = self._cursor.get(chat, 0)
@@ -164,7 +204,9 @@ class BotUnderTest:
         self._cursor[chat] = found.index + 1
         return found
 
-    async def find(self, containing: str, chat: int = USER, timeout: float = 10.0) -> SentMessage:
+    async def find(
+        self, containing: str, chat: int = USER, timeout: float = WAIT_SECONDS
+    ) -> SentMessage:
         """Any bot message in this chat, read or not, whose (possibly edited) text matches."""
         return await self.emu.wait_for_message(
             chat, predicate=lambda m: containing in (m.text or ""), timeout=timeout
@@ -176,7 +218,7 @@ class BotUnderTest:
         if messages:
             self._cursor[chat] = messages[-1].index + 1
 
-    async def settle(self, timeout: float = 10.0) -> None:
+    async def settle(self, timeout: float = WAIT_SECONDS) -> None:
         """Wait until the bot has fetched and finished every queued update."""
         await self.emu.wait_until_consumed(timeout=timeout)
         runtime = self.runtime
@@ -189,6 +231,19 @@ class BotUnderTest:
             if loop.time() > deadline:
                 raise TimeoutError("the bot did not finish its updates")
             await asyncio.sleep(0.005)  # yield to the bot's tasks; bounded by the deadline
+
+    async def until(
+        self, condition: Callable[[], bool], what: str, timeout: float = WAIT_SECONDS
+    ) -> None:
+        """Return once `condition()` (about what the emulator holds: the chat, its calls)
+        is true: for an outcome the bot may reach after the reply a test waited for, such
+        as deletions that run on after a decoy. Only a hung bot reaches `timeout`."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not condition():
+            if loop.time() > deadline:
+                raise TimeoutError(f"{what}: not within {timeout}s")
+            await asyncio.sleep(0.01)  # the emulator's state changes as the bot calls it
 
     def unread(self, chat: int = USER) -> list[SentMessage]:
         after = self._cursor.get(chat, 0)

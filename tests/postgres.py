@@ -16,6 +16,8 @@ from contextlib import asynccontextmanager
 import asyncpg
 import pytest
 
+from bot.emulator import WAIT_SECONDS
+
 DSN_VARIABLE = "STEADY_TEST_POSTGRES"
 _REACHABLE: dict[str, str | None] = {}
 
@@ -36,7 +38,9 @@ async def server_dsn() -> str:
         _unavailable(f"{DSN_VARIABLE} is not set")
     if dsn not in _REACHABLE:
         try:
-            conn = await asyncpg.connect(dsn, timeout=5)
+            # A missing server refuses at once; only a hung one reaches this bound. A short one
+            # skipped every PostgreSQL test (outside CI) when a loaded machine was slow to connect.
+            conn = await asyncpg.connect(dsn, timeout=WAIT_SECONDS)
             await conn.close()
             _REACHABLE[dsn] = None
         except (OSError, asyncpg.PostgresError, TimeoutError) as exc:

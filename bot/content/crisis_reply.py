@@ -8,9 +8,11 @@ free)". The emergency line is labelled as such; a silent option ("call 999 and p
 is content's whole sentence, shown once with no lead-in of ours.
 
 Who sees what
-- Country unknown: the emergency numbers of the main regions (never 112 alone), the
-  directory, and a way to say where they are.
-- A country with no lines of ours: its emergency number (every ISO country has one), the
+- Country unknown: the emergency numbers of the countries their Telegram language makes
+  likely (Spain and Mexico for Spanish), that 112 and 911 work from most mobile phones, the
+  directory, and a way to say where they are (the first button).
+- A country with no lines of ours: its emergency numbers from the verified list, with what
+  each is for; where nobody could confirm them, 112 and 911 and a line saying so. Then the
   directory, and that we hold no local lines yet.
 - The UK without a nation: the UK-wide lines, each nation's abuse line by name, and the
   question which nation.
@@ -23,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bot.content.emergency import Emergency
+from bot.content.emergency import Emergency, Purpose
 from bot.content.helplines import INTL, Country, Line, LineKind, entry_lines, parts_of
 from bot.content.texts import Tx
 from bot.matching.crisis import CrisisKind
@@ -93,30 +95,61 @@ def format_line(line: Line, tx: Tx, *, emergency: bool = False, part: str | None
     return out
 
 
-def _emergency_line(book: Book, code: str | None) -> Line | None:
-    """The emergency line for a code: the helplines' own (with its silent option), else the
-    emergency-numbers list's; a part of a country dials its country's."""
-    if code is None:
-        return None
+def _helpline_emergency(book: Book, code: str) -> Line | None:
+    """A country's own emergency line in the helplines (with its silent option); a part of
+    a country dials its country's."""
     for line in entry_lines(book.helplines, code):
         if line.kind == LineKind.EMERGENCY:
             return line
-    listed = book.emergency.get(code.split("-")[0])
-    if listed is None:
+    return None
+
+
+def purpose_words(purpose: Purpose, tx: Tx) -> str:
+    """What a number is for, in the person's language ("police", "fire and ambulance")."""
+    return _t(tx, f"for_{purpose.name.lower()}")
+
+
+def _listed_block(listed: Emergency, tx: Tx) -> list[str]:
+    """A country's numbers from the emergency list: what each is for where it has several;
+    112 and 911, and why, where nobody could confirm a national number."""
+    ways = _t(tx, "way_call", phone=_numbers("; ".join(listed.numbers), tx))
+    out = _t(tx, "line", name=_t(tx, "emergency_label"), ways=ways)
+    if listed.verified and len(listed.numbers) > 1 and listed.purposes:
+        described = ", ".join(f"{n} {purpose_words(s, tx)}" for n, s in listed.purposes)
+        out += f" ({described})"
+    lines = [out]
+    if not listed.verified:
+        lines.append(_t(tx, "unconfirmed"))
+    elif listed.note:
+        lines.append(listed.note)
+    return lines
+
+
+def _country_numbers(book: Book, code: str, tx: Tx) -> str | None:
+    """A country's emergency numbers on one line, for the reply to someone whose country
+    is not known yet: "17 police, 15 SAMU, 18 fire, 112 any emergency", "999 or 112"."""
+    line = _helpline_emergency(book, code)
+    if line is not None and line.phone:
+        return line.name if describes_numbers(line) else _numbers(line.phone, tx)
+    listed = book.emergency.get(code)
+    if listed is None or not listed.verified:
         return None
-    return Line(
-        kind=LineKind.EMERGENCY,
-        name=EMERGENCY_NAME,
-        phone="; ".join(listed.numbers),
-        text=None,
-        url=None,
-        hours=None,
-        notes=listed.note,
-        silent_option=None,
-        source=listed.source,
-        checked=listed.checked,
-        verified="yes",
-    )
+    if len(listed.numbers) > 1 and listed.purposes:
+        return ", ".join(f"{n} {purpose_words(s, tx)}" for n, s in listed.purposes)
+    return _numbers("; ".join(listed.numbers), tx)
+
+
+def _likely_block(book: Book, likely: Sequence[tuple[str, str]], tx: Tx) -> str:
+    """For someone whose country is not known: the numbers where their language is spoken,
+    and the two that most mobile phones dial as an emergency call anywhere."""
+    found = [
+        _t(tx, "region_line", country=label, numbers=numbers)
+        for code, label in likely
+        if (numbers := _country_numbers(book, code, tx))
+    ]
+    if not found:
+        return _t(tx, "regions_plain")
+    return "\n".join([_t(tx, "regions_lead"), *found, _t(tx, "mobile_numbers")])
 
 
 def has_lines(book: Book, code: str | None) -> bool:
@@ -160,15 +193,20 @@ def _directory(book: Book, tx: Tx) -> list[str]:
     return [format_line(line, tx) for line in lines]
 
 
-def _emergency_block(book: Book, code: str | None, tx: Tx) -> list[str]:
-    line = _emergency_line(book, code)
+def _emergency_block(
+    book: Book, code: str | None, tx: Tx, likely: Sequence[tuple[str, str]] = ()
+) -> list[str]:
+    if code is None:
+        return [_likely_block(book, likely, tx)]
+    line = _helpline_emergency(book, code)
     if line is None:
-        return [_t(tx, "regions")]
+        listed = book.emergency.get(code.split("-")[0])
+        if listed is None:
+            return [_likely_block(book, likely, tx)]
+        return _listed_block(listed, tx)
     out = [format_line(line, tx, emergency=True)]
     if line.silent_option:
         out.append(line.silent_option)
-    elif line.notes and line.name == EMERGENCY_NAME and code not in book.helplines:
-        out.append(line.notes)  # the emergency list's note, e.g. "no national number"
     return out
 
 
@@ -180,9 +218,12 @@ def compose_reply(
     *,
     country_label: str | None = None,
     guide_hint: bool = False,
+    likely: Sequence[tuple[str, str]] = (),
 ) -> str:
     """The crisis reply for a kind and a country (None: not known yet). `guide_hint` adds
-    "if you meant how to use the bot" for a bare "help" typed, not for /sos or /help."""
+    "if you meant how to use the bot" for a bare "help" typed, not for /sos or /help.
+    `likely`: (code, name) of the countries to show when the country is not known, most
+    likely first (from the person's Telegram language)."""
     code = country if country and country != INTL else None
     local = has_lines(book, code)
     out: list[str] = []
@@ -196,7 +237,7 @@ def compose_reply(
 
     if kind == CrisisKind.DANGER:
         out.append(_t(tx, "danger_lead"))
-        out.extend(_emergency_block(book, code, tx))
+        out.extend(_emergency_block(book, code, tx, likely))
         block(LineKind.DOMESTIC_ABUSE, "danger_safe_to_call")
         block(LineKind.CHILD, "danger_child")
         out.append(_t(tx, "call_log"))
@@ -204,7 +245,7 @@ def compose_reply(
         out.append(_t(tx, "self_harm_lead"))
         block(LineKind.CRISIS, None, limit=1)
         out.append(_t(tx, "self_harm_soon"))
-        out.extend(_emergency_block(book, code, tx))
+        out.extend(_emergency_block(book, code, tx, likely))
     elif kind == CrisisKind.SEXUAL_VIOLENCE:
         out.append(_t(tx, "sexual_lead"))
         if code and local and _kind_texts(book, code, LineKind.SEXUAL_VIOLENCE, tx, 1):
@@ -212,10 +253,10 @@ def compose_reply(
         else:
             block(LineKind.DOMESTIC_ABUSE, None)
         out.append(_t(tx, "sexual_emergency"))
-        out.extend(_emergency_block(book, code, tx))
+        out.extend(_emergency_block(book, code, tx, likely))
     else:
         out.append(_t(tx, "general_lead"))
-        out.extend(_emergency_block(book, code, tx))
+        out.extend(_emergency_block(book, code, tx, likely))
         block(LineKind.CRISIS, None, limit=1)
         block(LineKind.DOMESTIC_ABUSE, None)
         if guide_hint:
@@ -239,12 +280,14 @@ def _full_lines(book: Book, code: str, kind: LineKind, tx: Tx) -> list[str]:
     return found
 
 
-def compose_full_list(book: Book, country: str | None, tx: Tx) -> str:
+def compose_full_list(
+    book: Book, country: str | None, tx: Tx, likely: Sequence[tuple[str, str]] = ()
+) -> str:
     """Every line we hold for the country, by kind, then the directory for elsewhere."""
     code = country if country and country != INTL else None
     out: list[str] = []
     if code is None:
-        out.append(_t(tx, "heading_emergency") + "\n" + _t(tx, "regions"))
+        out.append(_t(tx, "heading_emergency") + "\n" + _likely_block(book, likely, tx))
     for kind, heading in _HEADINGS:
         if code is None:
             break

@@ -55,8 +55,11 @@ _TEXT_FIELDS = (
     "notes",
     "silent_option",
     "source",
+    "review",
 )
 _ALLOWED = frozenset((*_REQUIRED, *_TEXT_FIELDS, "free"))
+# What a person reads. `review` is the operator's: what is unconfirmed, what to look at next.
+SHOWN_FIELDS = ("name", "about", "hours", "notes", "silent_option")
 _CONTACT_FIELDS = ("phone", "text", "whatsapp", "chat", "url")
 _DIALLED_FIELDS = ("phone", "whatsapp")
 _URL_FIELDS = ("url", "chat")
@@ -76,6 +79,16 @@ _PHONE_SEPARATOR = re.compile(r"; | or ")
 # Groups need a separator between them, so there is exactly one way to match: no backtracking.
 _PHONE_NUMBER = re.compile(r"\+?[0-9]+(?:[ -][0-9]+)*")
 _ISO_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+# Words of a note meant for us ("hours were last seen in 2020"), not for someone in crisis.
+_OPERATOR_NOTE = re.compile(
+    r"\b(last seen|not (been )?confirmed|unconfirmed|confirm(ed)? again|were cut|from an? "
+    r"(\d{4} )?(article|page)|article|sources?|verified|checked|audit|from memory|was seen"
+    r"|was found|todo)\b",
+    re.IGNORECASE,
+)
+# A number read more than this long ago is due to be read again: services change numbers,
+# hours and owners (a 2019 study found one app in twelve listing a wrong or dead helpline).
+FRESH_MONTHS = 12
 PHONE_MIN_DIGITS = 2
 PHONE_MAX_DIGITS = 15
 
@@ -128,6 +141,37 @@ def phone_problem(phone: str) -> str | None:
                 f"{PHONE_MIN_DIGITS} to {PHONE_MAX_DIGITS}"
             )
     return None
+
+
+def oldest_allowed(today: datetime.date) -> datetime.date:
+    """The same day twelve months earlier (28 February for a 29 February)."""
+    try:
+        return today.replace(year=today.year - 1)
+    except ValueError:
+        return today.replace(year=today.year - 1, day=28)
+
+
+def freshness_problem(checked: datetime.date, today: datetime.date) -> str | None:
+    """Why a `checked` date will not do on `today`, or None when it will."""
+    if checked > today:
+        return f"checked {checked.isoformat()} is after today ({today.isoformat()}): a typo?"
+    if checked < oldest_allowed(today):
+        return (
+            f"checked {checked.isoformat()}, more than {FRESH_MONTHS} months ago: read the source "
+            "again and update `checked` (docs/helplines.md, Re-checking)"
+        )
+    return None
+
+
+def operator_note_problem(text: str) -> str | None:
+    """Why a text a person reads looks like a note meant for us, or None."""
+    found = _OPERATOR_NOTE.search(text)
+    if found is None:
+        return None
+    return (
+        f"{found.group(0)!r} reads like a note for us, not for someone in crisis: "
+        "move it to `review`, which the bot never shows"
+    )
 
 
 def _checked_date(value: object) -> datetime.date | None:
@@ -197,6 +241,11 @@ def _validate_line(raw: object, path: Path) -> tuple[list[Problem], LineKind | N
             if parts.scheme != "https" or not parts.netloc or any(c.isspace() for c in url):
                 problems.append(Problem((*path, key), "must be a full https:// address"))
 
+    for key in SHOWN_FIELDS:
+        value = raw.get(key)
+        if isinstance(value, str) and (reason := operator_note_problem(value)):
+            problems.append(Problem((*path, key), reason))
+
     if "free" in raw and not isinstance(raw["free"], bool):
         problems.append(Problem((*path, "free"), "write true or false"))
 
@@ -217,6 +266,8 @@ def _validate_line(raw: object, path: Path) -> tuple[list[Problem], LineKind | N
             )
         elif verified not in _VERIFIED:
             problems.append(Problem((*path, "verified"), 'must be "yes" or "partial"'))
+        elif verified == "partial" and not raw.get("review"):
+            problems.append(Problem(path, "a partial line says in `review` what is unconfirmed"))
 
     return problems, kind
 
@@ -302,6 +353,21 @@ def validate_helplines(raw: object) -> list[Problem]:
         problems.extend(_validate_country(code, country, parent))
     if INTL not in raw:
         problems.append(Problem((), f"needs an {INTL} entry: it is the fallback for everyone else"))
+    return problems
+
+
+def stale_lines(raw: object, today: datetime.date) -> list[Problem]:
+    """Lines checked more than twelve months before `today` (or dated after it). Assumes
+    `validate_helplines(raw)` returned []."""
+    if not isinstance(raw, Mapping):
+        raise TypeError("run validate_helplines first")
+    problems: list[Problem] = []
+    for code, country in raw.items():
+        for index, line in enumerate(country["lines"]):
+            checked = _checked_date(line["checked"])
+            reason = freshness_problem(checked, today) if checked else "no checked date"
+            if reason:
+                problems.append(Problem((code, "lines", index, "checked"), reason))
     return problems
 
 

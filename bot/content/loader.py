@@ -6,6 +6,7 @@ checks at start-up and refuses to serve half-valid content.
 
 from __future__ import annotations
 
+import datetime
 import importlib.resources
 import os
 from collections.abc import Mapping
@@ -18,8 +19,16 @@ from bot.content.conversation import Words, validate_words
 from bot.content.crisis_reply import Book
 from bot.content.crisis_terms import validate_terms
 from bot.content.decoys import Decoys, DecoyVoice, parse_theme, validate_theme
-from bot.content.emergency import Emergency, disagreements, parse_emergency, validate_emergency
-from bot.content.helplines import Country, parse_helplines, validate_helplines
+from bot.content.emergency import (
+    Emergency,
+    disagreements,
+    helpline_differences,
+    parse_emergency,
+    review_differences,
+    stale_entries,
+    validate_emergency,
+)
+from bot.content.helplines import Country, parse_helplines, stale_lines, validate_helplines
 from bot.content.locales import Locale, Locales
 from bot.content.panic_word import parse_common_words, validate_common_words
 from bot.content.phrases import PhraseMatcher, validate_cancel, validate_signal
@@ -36,13 +45,14 @@ from bot.content.worksheet_model import (
     validate_worksheet_ids,
 )
 from bot.content.yaml_lines import Doc, checked, load_yaml, report
+from bot.core.errors import SteadyError
 from bot.core.languages import ENGLISH, LANGUAGES
 from bot.matching.crisis import CrisisDetector
 
 CONTENT_DIR_ENV = "BOT_CONTENT_DIR"
 
 
-class ContentError(Exception):
+class ContentError(SteadyError):
     def __init__(self, problems: list[str], notes: list[str] | None = None) -> None:
         super().__init__(f"{len(problems)} problem(s) in content")
         self.problems = problems
@@ -67,6 +77,8 @@ class Content:
     words: Words  # stop, cancel, menu, hi, thanks... (content/texts/conversation.yaml)
     locales: Locales  # every enabled language, English first (content/locales/<lang>/)
     notes: tuple[str, ...] = ()  # problems of disabled languages, for `content check`
+    # Emergency numbers libphonenumber does not list: for someone to look at, not failures.
+    review: tuple[str, ...] = ()
 
 
 def content_dir() -> Path:
@@ -136,17 +148,28 @@ def _load_phrases(root: Path, problems: list[str]) -> PhraseMatcher | None:
     return PhraseMatcher.from_content(signals, cancel.data)
 
 
-def load_content(root: Path | None = None) -> Content:
-    """Load everything or raise ContentError listing every problem found."""
+def load_content(root: Path | None = None, *, today: datetime.date | None = None) -> Content:
+    """Load everything or raise ContentError listing every problem found. With `today`,
+    a line or entry checked more than twelve months before it is a problem too: `content
+    check` and CI hold that rule; the running bot does not stop serving numbers over it."""
     root = root or content_dir()
     problems: list[str] = []
     text_docs: dict[str, Doc] = {}
     texts = _load_texts(root, problems, text_docs)
     help_doc = checked(root, "helplines.yaml", validate_helplines, problems)
     emergency_doc = checked(root, "emergency_numbers.yaml", validate_emergency, problems)
-    if help_doc is not None and emergency_doc is not None:
-        found = disagreements(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
-        report(help_doc, found, problems)
+    review: list[str] = []  # differences for someone to look at, never failures
+    helplines = parse_helplines(help_doc.data) if help_doc is not None else None
+    emergency = parse_emergency(emergency_doc.data) if emergency_doc is not None else None
+    if help_doc is not None and helplines is not None and emergency is not None:
+        report(help_doc, disagreements(helplines, emergency), problems)
+        report(help_doc, helpline_differences(helplines, emergency), review)
+    if emergency_doc is not None and emergency is not None:
+        report(emergency_doc, review_differences(emergency), review)
+    if today is not None and help_doc is not None:
+        report(help_doc, stale_lines(help_doc.data, today), problems)
+    if today is not None and emergency_doc is not None:
+        report(emergency_doc, stale_entries(emergency_doc.data, today), problems)
     terms_doc = checked(
         root, "crisis_terms.yaml", partial(validate_terms, required=LANGUAGES), problems
     )
@@ -182,8 +205,8 @@ def load_content(root: Path | None = None) -> Content:
     notes: list[str] = []
     locales: dict[str, Locale] = {}
     book: Book | None = None
-    if not problems and help_doc is not None and emergency_doc is not None:
-        book = Book(parse_helplines(help_doc.data), parse_emergency(emergency_doc.data))
+    if not problems and helplines is not None and emergency is not None:
+        book = Book(helplines, emergency)
     if not problems and texts is not None and prompts_doc is not None and book is not None:
         english = English(text_docs, sheet_raw, prompts_doc.data, book)
         folders = sorted(p for p in (root / "locales").glob("*") if p.is_dir())
@@ -226,6 +249,7 @@ def load_content(root: Path | None = None) -> Content:
         words=Words.from_data(texts.data["conversation_words"]),
         locales=Locales(locales),
         notes=tuple(notes),
+        review=tuple(review),
     )
 
 
@@ -246,14 +270,34 @@ def _load_decoys(root: Path, problems: list[str]) -> dict[str, dict[str, DecoyVo
     return themes
 
 
-def check_content(root: Path | None = None) -> list[str]:
-    return check_report(root)[0]
+def utc_today() -> datetime.date:
+    return datetime.datetime.now(datetime.UTC).date()
 
 
-def check_report(root: Path | None = None) -> tuple[list[str], list[str]]:
+def check_content(root: Path | None = None, *, today: datetime.date | None = None) -> list[str]:
+    return check_all(root, today=today).problems
+
+
+def check_report(
+    root: Path | None = None, *, today: datetime.date | None = None
+) -> tuple[list[str], list[str]]:
     """(problems, notes): problems fail the check; notes are disabled languages' gaps."""
+    result = check_all(root, today=today)
+    return result.problems, result.notes
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    problems: list[str]  # fail the check
+    notes: list[str]  # disabled languages' gaps: listed, not failing
+    review: list[str]  # emergency numbers that differ from libphonenumber: listed, not failing
+
+
+def check_all(root: Path | None = None, *, today: datetime.date | None = None) -> CheckResult:
+    """Everything `python -m bot content check` says. Dates are held to `today` (default:
+    today in UTC)."""
     try:
-        content = load_content(root)
+        content = load_content(root, today=today or utc_today())
     except ContentError as exc:
-        return exc.problems, exc.notes
-    return [], list(content.notes)
+        return CheckResult(exc.problems, exc.notes, [])
+    return CheckResult([], list(content.notes), list(content.review))

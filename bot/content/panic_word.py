@@ -134,6 +134,16 @@ class PanicWords:
         return None
 
 
+def could_be_word(text: str) -> bool:
+    """Whether `text` has the shape of a panic or return word (what `match` could accept,
+    never a command): the ones worth checking against a person's stored profile when
+    memory cannot say whether they set a word."""
+    if len(text) > MAX_MESSAGE_CHARS or text.lstrip().startswith("/"):
+        return False
+    canonical = normalize(text)
+    return bool(canonical) and len(canonical) <= MAX_CHARS
+
+
 def check_word(
     word: str,
     *,

@@ -33,6 +33,13 @@ _LEADING = frozenset((
 
 
 @cache
+def _spoken(code: str) -> tuple[str, ...]:
+    """A country's official languages, main first (CLDR). Cached: the crisis reply asks
+    for them each time someone without a country writes."""
+    return tuple(get_official_languages(code, de_facto=True))
+
+
+@cache
 def _babel_names(language: str) -> Mapping[str, str]:
     return Locale.parse(language).territories
 
@@ -117,8 +124,28 @@ class Places:
         def rank(code: str) -> int:
             if region and code == region:
                 return 0
-            if language in get_official_languages(code, de_facto=True):
+            if language in _spoken(code):
                 return 1
             return 2
 
         return sorted(featured, key=rank)  # stable: featured order within a rank
+
+    def speaking(self, featured: Sequence[str], language_code: str | None) -> list[str]:
+        """The featured countries a Telegram language points to: the one in its region tag
+        ("pt-BR"), then those whose main language it is, then those where it is spoken too,
+        each in featured order. Empty when it points nowhere; a guess at what to show
+        first, never where someone is."""
+        if not language_code:
+            return []
+        language, _, region = language_code.replace("_", "-").partition("-")
+        language, region = language.lower(), region.upper()
+
+        def rank(code: str) -> int:
+            spoken = _spoken(code)
+            if region and code == region:
+                return 0
+            if spoken[:1] == (language,):
+                return 1  # its main language: France before Canada for French
+            return 2 if language in spoken else 3
+
+        return [code for code in sorted(featured, key=rank) if rank(code) < 3]

@@ -11,6 +11,7 @@ import re
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.errors import SteadyError
 from bot.core.problems import Path, Problem
 
 __all__ = [
@@ -50,7 +51,7 @@ class Prompt:
     text: str
 
 
-class InvalidPromptsError(ValueError):
+class InvalidPromptsError(SteadyError, ValueError):
     """Raised by `parse_prompts` on content that `validate_prompts` rejects."""
 
     def __init__(self, problems: Sequence[Problem]) -> None:

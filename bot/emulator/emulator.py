@@ -37,6 +37,11 @@ from bot.emulator.webhook import WebhookPusher
 
 _GROUP_TYPES = ("group", "supergroup")
 
+# The default outer bound of every wait_* below: what the bot reports ends a wait, this
+# only ends a hung one. On a loaded 2-core machine one reply can take seconds, so it is
+# generous; a test that expects nothing to arrive asserts that after an event, not a time.
+WAIT_SECONDS = 60.0
+
 
 def _chat_instance(chat_id: int) -> str:
     # Stable per chat and opaque, like Telegram's.
@@ -393,7 +398,7 @@ class BotApiEmulator:
         predicate: MessagePredicate | None = None,
         # A plain argument rather than asyncio.timeout() around the call: the deadline is
         # part of the report this method raises.
-        timeout: float = 10.0,  # noqa: ASYNC109
+        timeout: float = WAIT_SECONDS,  # noqa: ASYNC109
         after: int = 0,
     ) -> SentMessage:
         """The first bot message to the chat at index >= `after` that matches `predicate`,
@@ -432,7 +437,8 @@ class BotApiEmulator:
         method: str,
         *,
         count: int = 1,
-        timeout: float = 10.0,  # noqa: ASYNC109 - named in the report, like wait_for_message
+        # named in the report, like wait_for_message
+        timeout: float = WAIT_SECONDS,  # noqa: ASYNC109
     ) -> None:
         """Return once `method` (as the client spells it) has been called `count` times in
         all, answered or not yet: e.g. to know a long poll has reached the server."""
@@ -504,7 +510,7 @@ class BotApiEmulator:
         """Updates queued and not yet confirmed by a getUpdates offset."""
         return len(self._state.updates)
 
-    async def wait_until_consumed(self, timeout: float = 10.0) -> None:  # noqa: ASYNC109
+    async def wait_until_consumed(self, timeout: float = WAIT_SECONDS) -> None:  # noqa: ASYNC109
         """Return once every queued update is confirmed, i.e. the bot has fetched it and
         asked for the ones after it. Its handler may still be running."""
         updates = self._state.updates
@@ -534,7 +540,8 @@ class BotApiEmulator:
         """Make the next `times` calls of `method` (only those to `chat_id`, if given) fail.
 
         "429" answers Too Many Requests with parameters.retry_after, "500" Internal Server
-        Error, "403" bot blocked, "400" a generic Bad Request: none of these perform the
+        Error, "403" bot blocked, "400" a generic Bad Request, "401" Unauthorized (a token
+        Telegram refuses): none of these perform the
         call, so nothing is sent. "timeout" holds the answer back for `delay` seconds and
         then performs the call normally, so the message IS recorded even though the
         client gave up: Telegram may deliver a message whose answer never arrived.

@@ -27,6 +27,7 @@ REPLY_NOT_FOUND = "Bad Request: message to be replied not found"
 QUERY_INVALID = "Bad Request: query is too old and response timeout expired or query ID is invalid"
 BLOCKED = "Forbidden: bot was blocked by the user"
 NOT_FOUND = "Not Found"
+UNAUTHORIZED = "Unauthorized"
 METHOD_NOT_FOUND = "Not Found: method not found"
 INTERNAL = "Internal Server Error"
 WEBHOOK_ACTIVE = (

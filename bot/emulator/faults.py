@@ -9,12 +9,13 @@ from bot.emulator.errors import (
     BLOCKED,
     INJECTED_BAD_REQUEST,
     INTERNAL,
+    UNAUTHORIZED,
     ApiError,
     bad_request,
     too_many_requests,
 )
 
-FaultKind = Literal["429", "500", "timeout", "403", "400"]
+FaultKind = Literal["429", "500", "timeout", "403", "400", "401"]
 FAULT_KINDS: frozenset[str] = frozenset(get_args(FaultKind))
 
 
@@ -42,6 +43,8 @@ class Fault:
             return ApiError(403, BLOCKED)
         if self.kind == "400":
             return bad_request(INJECTED_BAD_REQUEST)
+        if self.kind == "401":  # a revoked or mistyped token
+            return ApiError(401, UNAUTHORIZED)
         return None
 
 

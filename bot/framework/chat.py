@@ -15,7 +15,7 @@ from telegram import (
     Update,
 )
 from telegram.constants import ChatType
-from telegram.error import BadRequest, Forbidden
+from telegram.error import BadRequest, Forbidden, TelegramError
 
 from bot.content.places import name_in
 from bot.core.buttons import Button
@@ -215,21 +215,53 @@ async def delete_and_forget(context: Context, person: Person, ids: Sequence[int]
 async def delete_quietly(
     context: Context, chat_id: int, message_ids: Sequence[int], *, bot: Bot | None = None
 ) -> int:
-    """Delete what Telegram lets us; a refusal (too old, already gone) is not an error."""
-    deleted = 0
-    sender = bot or context.bot
-    for start in range(0, len(message_ids), BULK_DELETE_LIMIT):
-        chunk = list(message_ids[start : start + BULK_DELETE_LIMIT])
+    """Delete what Telegram lets us; a refusal (too old, already gone) is not an error.
+    A failure to reach Telegram still raises, as before."""
+    deleted, _, failed = await _delete(bot or context.bot, chat_id, message_ids)
+    if failed is not None:
+        raise failed
+    return deleted
+
+
+async def delete_all(
+    context: Context, chat_id: int, message_ids: Sequence[int], *, bot: Bot | None = None
+) -> list[int]:
+    """Delete every message Telegram still lets us; return the ids that could not be
+    deleted for now (Telegram unreachable or busy past the send policy's retries), for
+    the caller to try again. Never raises for a refusal or a network failure."""
+    _, later, _ = await _delete(bot or context.bot, chat_id, message_ids, keep_going=True)
+    return later
+
+
+async def _delete(
+    sender: Bot, chat_id: int, message_ids: Sequence[int], *, keep_going: bool = False
+) -> tuple[int, list[int], TelegramError | None]:
+    """Batches of up to 100. Telegram's deleteMessages refuses a whole batch when one id in
+    it cannot be deleted (too old, already gone), so a refused batch is halved until the
+    refused ids stand alone: k bad ids among n cost about k * log2(n) extra calls, not n.
+    An id refused on its own is past deleting and dropped."""
+    deleted, later = 0, list[int]()
+    pending = [  # a stack, oldest messages on top
+        list(message_ids[i : i + BULK_DELETE_LIMIT])
+        for i in range(0, len(message_ids), BULK_DELETE_LIMIT)
+    ][::-1]
+    while pending:
+        chunk = pending.pop()
         try:
-            if await sender.delete_messages(chat_id, chunk):
+            if len(chunk) == 1:
+                done = await sender.delete_message(chat_id, chunk[0])
+            else:
+                done = await sender.delete_messages(chat_id, chunk)
+            if done:
                 deleted += len(chunk)
         except BadRequest:
-            for message_id in chunk:
-                try:
-                    if await sender.delete_message(chat_id, message_id):
-                        deleted += 1
-                except BadRequest:
-                    continue
+            if len(chunk) > 1:
+                half = len(chunk) // 2
+                pending += [chunk[half:], chunk[:half]]
         except Forbidden:
-            break
-    return deleted
+            break  # the person blocked the bot: nothing can be deleted any more
+        except TelegramError as exc:
+            if not keep_going:
+                return deleted, later, exc
+            later += chunk
+    return deleted, later, None

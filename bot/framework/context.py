@@ -27,6 +27,7 @@ from bot.features.setup.flow import SetupFlow
 from bot.features.urge.service import UrgeService
 from bot.features.worksheets.flow import WorksheetFlow
 from bot.matching.crisis import CrisisMatch
+from bot.matching.crisis_screen import CrisisScreen
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService, Person
@@ -53,6 +54,7 @@ class Services:
     people: PeopleService
     ledger: MessageLedger
     crisis_cache: CrisisCache
+    crisis_screen: CrisisScreen
     crisis_counter: CrisisCounter
     setup: SetupFlow  # onboarding's and /settings' steps
     worksheets: WorksheetFlow

@@ -28,6 +28,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from bot.core.errors import SteadyError
 from bot.matching.normal import forms
 
 GAPS = {"..": 3, "...": 6}
@@ -36,7 +37,7 @@ BREAK = "."  # the word between two sentences: normalisation never leaves a "." 
 MIN_STEM = 3
 
 
-class PatternError(ValueError):
+class PatternError(SteadyError, ValueError):
     """Why a pattern cannot be compiled, in words for the content author."""
 
 

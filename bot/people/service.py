@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Protocol
 
 from bot.core.clock import Clock
+from bot.core.errors import SteadyError
 from bot.crypto import CryptoError, PersonCipher, pseudonym
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
@@ -123,7 +124,7 @@ class PersonListener(Protocol):
     def forgotten(self, person_id: str) -> None: ...
 
 
-class UnreadableDataError(Exception):
+class UnreadableDataError(SteadyError):
     """A person's row or data key no longer opens (corruption, tampering, a rolled-back
     copy). They can still erase everything: deletion never needs decryption."""
 

@@ -17,8 +17,10 @@ from contextlib import AbstractAsyncContextManager, nullcontext
 from pathlib import Path
 from typing import Any, Protocol
 
+from bot.core.errors import SteadyError
 
-class StorageError(Exception):
+
+class StorageError(SteadyError):
     """The database could not be opened or migrated."""
 
 
@@ -145,6 +147,11 @@ class Backend(ABC):
     async def checkpoint(self) -> None:
         """Make deleted rows leave the engine's log where the engine allows it (SQLite's WAL).
         PostgreSQL keeps them in WAL and base backups: crypto-shredding protects them there."""
+
+    @abstractmethod
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """Dead row versions of `tables` out of the table files, where the engine keeps them
+        (PostgreSQL until a VACUUM). SQLite's secure_delete already zeroes them."""
 
     @abstractmethod
     async def backup_to(self, target: Path) -> None: ...

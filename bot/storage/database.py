@@ -143,6 +143,9 @@ class Database(Backend):
                 found.append(name)
         return found
 
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """Nothing: secure_delete zeroes a deleted row's bytes as it goes."""
+
     async def checkpoint(self) -> None:
         """Fold the WAL into the main file and truncate it, so deleted data leaves the WAL.
 
@@ -159,6 +162,9 @@ class Database(Backend):
         log.warning("WAL checkpoint stayed busy; deleted data may linger in %s-wal", self.path.name)
 
     async def backup_to(self, target: Path) -> None:
+        # VACUUM INTO writes into an empty file that exists: made 0600 first, so the copy
+        # is never readable by others, whatever the umask (issue 27.8).
+        make_private(target)
         # Under the write lock: VACUUM cannot run inside another task's open transaction.
         async with self._write_lock:
             await self.conn.execute("VACUUM INTO ?", (str(target),))

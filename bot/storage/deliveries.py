@@ -17,6 +17,7 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 
+from bot.core.errors import SteadyError
 from bot.storage.backend import Backend, Dialect, Row, Tx
 
 CLAIMED = "claimed"
@@ -31,7 +32,7 @@ DELIVERED = (CLAIMED, SENT, SNOOZED)
 _CHUNK = 500
 
 
-class ClaimConflictError(Exception):
+class ClaimConflictError(SteadyError):
     """A claim wrote a different number of rows than it planned: nothing was committed."""
 
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 import functools
 import re
 
+from bot.core.errors import SteadyError
+
 _UNPORTABLE_DML = (
     ("INSERT OR REPLACE", "write it as INSERT ... ON CONFLICT (...) DO UPDATE"),
     ("REPLACE INTO", "write it as INSERT ... ON CONFLICT (...) DO UPDATE"),
@@ -50,7 +52,7 @@ _REFERENCES = re.compile(
 )
 
 
-class UnportableSqlError(ValueError):
+class UnportableSqlError(SteadyError, ValueError):
     """A statement uses SQLite-only syntax the dialect layer does not rewrite."""
 
 

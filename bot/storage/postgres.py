@@ -55,6 +55,11 @@ def lock_key(name: str) -> int:
 
 
 MIGRATION_LOCK = lock_key("migrations")
+# The key tables' rewrite after a deletion (PostgresDatabase.vacuum).
+_VACUUM_ATTEMPTS = 6
+_VACUUM_PAUSE = 0.05  # seconds, doubling: about 3 s in all
+_VACUUM_LOCK_TIMEOUT = "2s"
+_KEPT_DEAD = re.compile(r"(\d+) dead row versions cannot be removed yet")
 
 
 def display_name(url: str) -> str:
@@ -276,6 +281,53 @@ class PostgresDatabase(Backend):
     async def checkpoint(self) -> None:
         """Nothing to fold: PostgreSQL keeps deleted rows in WAL and base backups until they
         age out, and the shredded data key is what makes them unreadable."""
+
+    async def vacuum(self, tables: Sequence[str]) -> None:
+        """VACUUM FULL: each table and its indexes rewritten into new files. A plain VACUUM
+        is not enough: it frees a deleted row's space but leaves its bytes in the page's
+        hole until something overwrites them (seen for the newest row of a page, issue
+        27.4). A row version an older snapshot may still see (any transaction in this
+        database, another replica's or another application's) is copied into the new
+        files too: VERBOSE says how many, and the rewrite is tried again after a pause
+        until none is left. The exclusive lock it takes is bounded by a lock timeout, so
+        a long transaction elsewhere delays nothing for long (the crisis path reads
+        identities from memory). Outside any transaction, as VACUUM requires; the names
+        are the schema's own."""
+        kept: int | None = 0
+        for attempt in range(_VACUUM_ATTEMPTS):
+            try:
+                kept = await self._vacuum_full(tables)
+            except asyncpg.LockNotAvailableError:
+                log.warning(
+                    "key tables not rewritten: a transaction held them; the next deletion does it"
+                )
+                return
+            if not kept:
+                return
+            await asyncio.sleep(_VACUUM_PAUSE * 2**attempt)
+        log.warning(
+            "key tables: %d deleted row versions wait for an older transaction; "
+            "the next deletion's rewrite takes them",
+            kept,
+        )
+
+    async def _vacuum_full(self, tables: Sequence[str]) -> int | None:
+        """How many dead row versions the rewrite had to keep (None: not reported)."""
+        notices: list[str] = []
+
+        def heard(_: object, message: asyncpg.PostgresLogMessage) -> None:
+            notices.append(str(getattr(message, "detail", "") or ""))
+
+        async with self.pool.acquire() as conn:
+            conn.add_log_listener(heard)
+            try:
+                await conn.execute(f"SET lock_timeout = '{_VACUUM_LOCK_TIMEOUT}'")
+                await conn.execute(f"VACUUM (FULL, VERBOSE) {', '.join(tables)}")
+            finally:
+                await conn.execute("RESET lock_timeout")
+                conn.remove_log_listener(heard)
+        counts = [int(m.group(1)) for n in notices if (m := _KEPT_DEAD.search(n))]
+        return sum(counts) if counts else None
 
     async def tables_with_column(self, column: str) -> list[str]:
         rows = await self.pool.fetch(

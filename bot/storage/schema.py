@@ -316,4 +316,14 @@ KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
         );
         """,
     ),
+    (
+        6,
+        """
+        -- Nothing comparable with the data database (issue 27.3): identities.row_id and
+        -- owner, data_keys.person_id and row_versions' row_id and slot now hold keyed
+        -- references (HMAC under a key derived from the pseudonym key); the row id and
+        -- owner a handle maps to are sealed here. Filled in by KeyStore on first open.
+        ALTER TABLE identities ADD COLUMN sealed BLOB;
+        """,
+    ),
 )

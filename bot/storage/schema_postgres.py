@@ -51,4 +51,5 @@ POSTGRES_KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (
     ported(KEYSTORE_MIGRATIONS, 3),
     ported(KEYSTORE_MIGRATIONS, 4),
     ported(KEYSTORE_MIGRATIONS, 5),
+    ported(KEYSTORE_MIGRATIONS, 6),
 )

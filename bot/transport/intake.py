@@ -7,12 +7,18 @@ ever, and PTB logs the raw batch at CRITICAL on every retry. Here each update is
 on its own; one that fails is skipped, counted and logged by its id and type only, and the
 next poll's offset moves past it. Connection errors back off in PTB's retry loop (1 s,
 growing to 30 s); nothing here needs its own timer.
+
+Before anything else in a batch is parsed, each raw update is screened (`early`, the
+update processor's `screen_raw`: a crisis or panic word, /sos, /help, read from the JSON
+without parsing it); those that may be urgent are parsed first and their early path is
+started (its task exists before any of the batch's ordinary ones, so it runs first),
+whatever backlog of ordinary updates is waiting for slots (issue 25).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from telegram import Update
@@ -51,13 +57,23 @@ def update_id_of(raw: object) -> int | None:
     return None
 
 
-class IntakeBot(ExtBot[Any]):
-    """The Application's bot, with getUpdates screened update by update."""
+class ScreenedBot(ExtBot[Any]):
+    """The Application's bot, for every send and every poll, with getUpdates screened
+    update by update (a poison update is skipped, not fatal)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._skip_below = 0  # the next poll's offset is at least this
         self._skipped = 0
+        # Set by app.py (the update processor): whether a raw update may be urgent, and
+        # what starts its early path once parsed.
+        self._may_be_urgent: Callable[[object], bool] = lambda raw: False
+        self._start_early: Callable[[Update], None] = lambda update: None
+
+    def screen_with(
+        self, may_be_urgent: Callable[[object], bool], start_early: Callable[[Update], None]
+    ) -> None:
+        self._may_be_urgent, self._start_early = may_be_urgent, start_early
 
     @property
     def skipped_updates(self) -> int:
@@ -101,11 +117,32 @@ class IntakeBot(ExtBot[Any]):
             # A TelegramError, so PTB's polling loop backs off (1 s, growing to 30 s) instead
             # of logging the body and asking again at once.
             raise NetworkError("getUpdates returned something other than a list")
-        return self._screen(result)
+        # Their tasks are created now, so they run before any task of this batch's
+        # ordinary updates (created later, by PTB, in arrival order); no yield here: under
+        # overload one turn of the loop is long, and the next poll must not wait for it.
+        return self._screen(result, self._urgent_first(result))
 
-    def _screen(self, batch: list[Any]) -> list[JSONDict]:
+    def _urgent_first(self, batch: list[Any]) -> set[int]:
+        """Parse and start the early path of every update in the batch that may be urgent;
+        their indexes (they are parsed already)."""
+        started: set[int] = set()
+        for index, raw in enumerate(batch):
+            try:
+                if not self._may_be_urgent(raw):
+                    continue
+                update = Update.de_json(raw, self)
+            except Exception:  # noqa: S112 - _screen logs it, by id and type only
+                continue
+            started.add(index)
+            self._start_early(update)
+        return started
+
+    def _screen(self, batch: list[Any], parsed: set[int]) -> list[JSONDict]:
         kept: list[JSONDict] = []
-        for raw in batch:
+        for index, raw in enumerate(batch):
+            if index in parsed:
+                kept.append(raw)
+                continue
             update_id = update_id_of(raw)
             try:
                 Update.de_json(raw if update_id is not None else {}, self)
@@ -126,15 +163,15 @@ class IntakeBot(ExtBot[Any]):
         return kept
 
 
-def build_intake_bot(
+def build_screened_bot(
     token: str,
     *,
     base_url: str | None,
     request: BaseRequest,
     get_updates_request: BaseRequest,
     rate_limiter: Any,
-) -> IntakeBot:
-    return IntakeBot(
+) -> ScreenedBot:
+    return ScreenedBot(
         token,
         base_url=base_url or "https://api.telegram.org/bot",
         base_file_url=file_url(base_url),

@@ -20,7 +20,7 @@ class Metrics:
         r = self.registry
         self.updates = Counter(
             "steady_updates",
-            "Webhook updates by outcome (handled, duplicate, rejected, unparsable)",
+            "Webhook updates by outcome (handled, duplicate, failed, rejected, unparsable)",
             ["outcome"],
             registry=r,
         )

@@ -12,6 +12,18 @@ order.
   (the same cheap check the crisis handler makes) gets its reply sent here, before any
   lock or limit; the rest of it (a worksheet answer, say) then waits for its chat's turn
   like any message. A modest limit keeps the event loop responsive.
+- The early path runs as soon as an update is seen: polling calls `screen_raw` on each
+  fetched update before the batch is parsed (bot/transport/intake.py), the webhook route on its one
+  update. Only updates that may be urgent (a crisis or panic word, /sos, /help, or a long
+  text not read yet) get a task; the rest cost a few dictionary reads. So a backlog of
+  ordinary updates waiting for slots (overload) never stands in front of a crisis reply
+  (issue 25).
+- Per chat, early crisis replies run one at a time (a lane), so one chat's flood holds at
+  most one of the crisis bot's connections, and its 429 pauses only it (the crisis bot's
+  send policy pauses per chat). Past `MAX_EARLY_PER_CHAT` replies in flight or waiting,
+  that chat's further crisis words coalesce: the reply on its way answers them (issue 27,
+  finding 2). Long texts are read off the loop, each chat in turn
+  (bot/matching/crisis_screen.py).
 """
 
 from __future__ import annotations
@@ -21,54 +33,183 @@ import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
 from contextlib import AbstractAsyncContextManager, nullcontext
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
+from bot.matching.crisis_screen import CrisisScreen
+
 log = logging.getLogger(__name__)
 
 MAX_CONCURRENT_UPDATES = 32
+# Early crisis replies of one chat in flight or waiting; past it, its crisis words coalesce.
+MAX_EARLY_PER_CHAT = 2
 # PTB's semaphore must never be the one updates queue on (see above).
 _UNBOUNDED = 1_000_000
+_CRISIS_COMMANDS = ("/sos", "/help")
+
+EarlyReply = Callable[[Update, bool], Awaitable[None]]  # (update, send): send=False coalesces
+
+
+def raw_private_text(raw: object) -> tuple[int, int, str] | None:
+    """(chat id, sender id, text or caption) of a private message or edit in a raw update,
+    read without parsing it; None for anything else, however malformed."""
+    if not isinstance(raw, dict):
+        return None
+    message = raw.get("message") or raw.get("edited_message")
+    if not isinstance(message, dict):
+        return None
+    chat, sender = message.get("chat"), message.get("from")
+    if not isinstance(chat, dict) or chat.get("type") != "private":
+        return None
+    text = message.get("text") or message.get("caption")
+    chat_id = chat.get("id")
+    user_id = sender.get("id") if isinstance(sender, dict) else None
+    if not isinstance(text, str) or not text or not isinstance(chat_id, int):
+        return None
+    return chat_id, user_id if isinstance(user_id, int) else 0, text
+
+
+def private_text(update: object) -> tuple[int, int, str] | None:
+    """The same for a parsed update. Never raises: an update can lack a chat or a sender
+    (Bot API drift), and this runs outside any handler's error handling."""
+    if not isinstance(update, Update):
+        return None
+    message = update.message or update.edited_message
+    chat = getattr(message, "chat", None)
+    if message is None or chat is None or chat.type != "private":
+        return None
+    text = message.text or message.caption
+    if not text:
+        return None
+    user = message.from_user
+    return chat.id, user.id if user is not None else 0, text
+
+
+@dataclass(frozen=True, slots=True)
+class Early:
+    panic: bool  # a panic or return word, done
+    urgent: bool  # a crisis word, /sos or /help: its reply was attempted
+
+
+_ORDINARY = Early(panic=False, urgent=False)
+
+
+@dataclass(slots=True)
+class _Lane:
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    waiting: int = 0
 
 
 class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
     def __init__(
         self,
-        is_crisis: Callable[[str], bool],
+        screen: CrisisScreen,
         max_concurrent_updates: int = MAX_CONCURRENT_UPDATES,
     ) -> None:
         super().__init__(_UNBOUNDED)
         self._slots = asyncio.Semaphore(max_concurrent_updates)
-        self._is_crisis = is_crisis
+        self._screen = screen
         # Per chat, the updates in arrival order; the first one runs.
         self._turns: dict[int, deque[asyncio.Future[None]]] = {}
-        # Set by app.py: sends the crisis reply for an urgent update before anything waits.
-        self.early_reply: Callable[[Update], Awaitable[None]] | None = None
+        # Set by app.py: sends the crisis reply for an urgent update before anything waits
+        # (send=False: only notes the match, the chat's reply on its way answers it).
+        self.early_reply: EarlyReply | None = None
         # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
-        # Webhook mode: update ids whose early reply the route already sent (before it
-        # looked the update id up), so it is not sent twice.
-        self.replied_early: set[int] = set()
+        # Set by app.py: whether this sender's text may be their panic or return word
+        # (memory only: a pseudonym and a dict lookup).
+        self.might_panic: Callable[[int, str], bool] = lambda user_id, text: False
         # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
         # reply, so two replicas never change one person's state at once.
         self.chat_guard: Callable[[int], AbstractAsyncContextManager[None]] | None = None
+        # Update id -> its early path, started when the update was first seen.
+        self._early: dict[int, asyncio.Task[Early]] = {}
+        self._lanes: dict[int, _Lane] = {}
+        self._ordinary: set[int] = set()  # update ids screened when fetched: nothing urgent
 
-    def is_urgent(self, update: object) -> bool:
-        if not isinstance(update, Update):
-            return False
-        message = update.message or update.edited_message
-        if message is None or message.chat.type != "private":
-            return False
-        text = message.text or message.caption
-        if not text:
-            return False
-        return text.startswith(("/sos", "/help")) or self._is_crisis(text)
+    # --- the early path ----------------------------------------------------------------
+
+    def _candidate(self, user_id: int, text: str) -> bool:
+        if text.startswith(_CRISIS_COMMANDS) or self.might_panic(user_id, text):
+            return True
+        # A match, or False: a long text the worker has not read yet.
+        return self._screen.quick(text) is not None
+
+    def screen_raw(self, raw: object) -> bool:
+        """Whether a raw update may be urgent (then parse it and `screen` it at once). An
+        update found ordinary here is not screened again when its turn comes."""
+        found = raw_private_text(raw)
+        if found is not None and self._candidate(found[1], found[2]):
+            return True
+        update_id = raw.get("update_id") if isinstance(raw, dict) else None
+        if isinstance(update_id, int):
+            self._ordinary.add(update_id)
+        return False
+
+    def screen(self, update: Update) -> None:
+        """Start the early path for this update now, once, if it may need one."""
+        if update.update_id in self._early:
+            return
+        found = private_text(update)
+        if found is None or not self._candidate(found[1], found[2]):
+            return
+        chat_id, _, text = found
+        task = asyncio.get_running_loop().create_task(self._early_path(update, chat_id, text))
+        self._early[update.update_id] = task
+
+    async def settle_early(self, update_id: int) -> Early:
+        """The early path's outcome for this update (awaited), forgotten after."""
+        task = self._early.pop(update_id, None)
+        return _ORDINARY if task is None else await task
+
+    async def _early_path(self, update: Update, chat_id: int, text: str) -> Early:
+        if self.early_panic is not None:
+            # Before any lock or slot, like the crisis reply: the screen is being watched.
+            try:
+                if await self.early_panic(update):
+                    return Early(panic=True, urgent=True)
+            except Exception as exc:  # the panic group tries again in order
+                log.warning("early panic path failed: %s", type(exc).__name__)
+        # A panic word is never a crisis word (validated when chosen).
+        urgent = text.startswith(_CRISIS_COMMANDS) or (
+            await self._screen.detect(text, chat_id) is not None
+        )
+        if not urgent or self.early_reply is None:
+            return Early(panic=False, urgent=urgent)
+        lane = self._lanes.setdefault(chat_id, _Lane())
+        lane.waiting += 1
+        try:
+            # The reply goes out now, ahead of everything, even the person's own previous
+            # update (which may be waiting out a 429). What the message means otherwise
+            # (a worksheet answer, a journal entry) is handled later in the chat's order,
+            # so it is filed against the question the person was looking at.
+            if lane.waiting > MAX_EARLY_PER_CHAT:
+                await self.early_reply(update, False)
+            else:
+                async with lane.lock:
+                    await self.early_reply(update, True)
+        except Exception as exc:  # the crisis group tries again in order
+            log.warning("early crisis reply failed: %s", type(exc).__name__)
+        finally:
+            lane.waiting -= 1
+            if not lane.waiting:
+                del self._lanes[chat_id]  # idle chats leave no trace
+        return Early(panic=False, urgent=True)
+
+    # --- in order ------------------------------------------------------------------------
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
-        chat = update.effective_chat if isinstance(update, Update) else None
-        if chat is None:
+        try:
+            chat = update.effective_chat if isinstance(update, Update) else None
+        except Exception:  # a malformed update; PTB's handlers will ignore it too
+            chat = None
+        if chat is None or not isinstance(update, Update):
+            if isinstance(update, Update):
+                self._ordinary.discard(update.update_id)
+                await self.settle_early(update.update_id)
             async with self._slots:
                 await coroutine
             return
@@ -76,38 +217,17 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # tasks in arrival order, so places follow arrival even if the reply below is slow.
         turn = self._take_turn(chat.id)
         try:
-            panic = False
-            if self.early_panic is not None and isinstance(update, Update):
-                # Before any lock or slot, like the crisis reply: the screen is being watched.
-                try:
-                    panic = await self.early_panic(update)
-                except Exception as exc:  # the panic group tries again in order
-                    log.warning("early panic path failed: %s", type(exc).__name__)
-            # A panic word is never a crisis word (validated when chosen); its update takes
-            # no slot either.
-            urgent = panic or self.is_urgent(update)
-            replied = isinstance(update, Update) and self._replied(update.update_id)
-            if (
-                not panic
-                and urgent
-                and not replied
-                and self.early_reply is not None
-                and isinstance(update, Update)
-            ):
-                # The reply goes out now, ahead of everything, even the person's own previous
-                # update (which may be waiting out a 429). What the message means otherwise
-                # (a worksheet answer, a journal entry) is handled below in the chat's order,
-                # so it is filed against the question the person was looking at.
-                try:
-                    await self.early_reply(update)
-                except Exception as exc:  # the crisis group tries again in order
-                    log.warning("early crisis reply failed: %s", type(exc).__name__)
+            if update.update_id in self._ordinary:
+                self._ordinary.discard(update.update_id)
+            else:
+                self.screen(update)  # a no-op when it was screened when fetched
+            early = await self.settle_early(update.update_id)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
             # holding slots others need. A crisis message takes none: it must not queue.
             async with guard:
-                if urgent:
+                if early.urgent:
                     await coroutine
                 else:
                     async with self._slots:
@@ -115,11 +235,11 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         finally:
             self._end_turn(chat.id, turn)
 
-    def _replied(self, update_id: int) -> bool:
-        if update_id in self.replied_early:
-            self.replied_early.discard(update_id)
-            return True
-        return False
+    @property
+    def waiting_for_slots(self) -> int:
+        """Ordinary updates fetched and waiting for a slot (the backlog under overload)."""
+        waiters = getattr(self._slots, "_waiters", None)
+        return len(waiters) if waiters else 0
 
     def _take_turn(self, chat_id: int) -> asyncio.Future[None]:
         queue = self._turns.setdefault(chat_id, deque())

@@ -2,8 +2,14 @@
 
 - Throttling: PTB's AIORateLimiter (about 30 messages/s overall, 20/min per group), or none
   for benchmarks that measure our own cost.
-- 429 Too Many Requests: every request pauses until `retry_after` has passed (Telegram's
-  flood control is per bot, so one 429 means the others would get one too), then retries.
+- 429 Too Many Requests: the request waits out `retry_after`, then retries. On the ordinary
+  bot every request pauses with it (its throttle keeps the whole bot under Telegram's
+  overall limit, so a 429 there means the others would get one too). On the crisis bot
+  (`per_chat=True`) only that chat pauses: Telegram also limits each chat (about one
+  message a second), and one person's flood of crisis words must not hold back anyone
+  else's reply (issue 27, finding 2). A 429 on a call that names no chat still pauses all.
+- `stop_waiting()` (at shutdown) ends every pause at once with `SendStopped`: a process that
+  is stopping cannot send later anyway, and a 30 s pause must not hold up the stop.
 - 5xx and timeouts (`NetworkError`, `TimedOut`): retried with exponential backoff.
 - 400/403 and the like are final and reach the caller; 403 marks the person inactive there.
 
@@ -22,7 +28,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
-from telegram.error import BadRequest, NetworkError, RetryAfter, TimedOut
+from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 log = logging.getLogger(__name__)
@@ -30,6 +36,13 @@ log = logging.getLogger(__name__)
 JSONDict = dict[str, Any]
 AT_MOST_ONCE = 1  # rate_limit_args marker: no retry after a timeout
 OVERALL_PER_SECOND = 30
+
+
+class SendStopped(TelegramError):
+    """A send given up because the bot is stopping while it waited out a pause."""
+
+    def __init__(self) -> None:
+        super().__init__("stopping: the send was given up during a pause")
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -46,6 +59,7 @@ class SendPolicy(BaseRateLimiter[int]):
         base_delay: float = 0.5,
         max_delay: float = 30.0,
         per_second: float = OVERALL_PER_SECOND,
+        per_chat: bool = False,
     ) -> None:
         # A bucket of one, refilled every 1/30 s: Telegram's ~30 messages/s, evenly spaced.
         # PTB's default bucket of 30 starts full, so a large pass would open with 60 in its
@@ -60,6 +74,40 @@ class SendPolicy(BaseRateLimiter[int]):
         self._base_delay = base_delay
         self._max_delay = max_delay
         self._resume_at = 0.0  # monotonic time before which nothing is sent (after a 429)
+        self._per_chat = per_chat
+        # Per chat (per_chat=True): monotonic time before which nothing goes to that chat.
+        self._chat_resume: dict[object, float] = {}
+        self._stopping: asyncio.Event | None = None
+
+    def stop_waiting(self) -> None:
+        """End every pause now; the sends waiting in them raise SendStopped."""
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        self._stopping.set()
+
+    def _resume_for(self, chat: object) -> float:
+        if chat is None:
+            return self._resume_at
+        resume = self._chat_resume.get(chat)
+        if resume is None:
+            return self._resume_at
+        if resume <= time.monotonic():
+            del self._chat_resume[chat]  # a chat that was paused leaves no trace
+            return self._resume_at
+        return max(resume, self._resume_at)
+
+    async def _pause(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        if self._stopping is None:
+            self._stopping = asyncio.Event()
+        if self._stopping.is_set():
+            raise SendStopped
+        try:
+            await asyncio.wait_for(self._stopping.wait(), seconds)
+        except TimeoutError:
+            return
+        raise SendStopped
 
     async def initialize(self) -> None:
         if self._throttle is not None:
@@ -79,10 +127,9 @@ class SendPolicy(BaseRateLimiter[int]):
         rate_limit_args: int | None,
     ) -> bool | JSONDict | list[JSONDict]:
         delay = self._base_delay
+        chat = data.get("chat_id") if self._per_chat else None
         for attempt in range(1, self._attempts + 1):
-            wait = self._resume_at - time.monotonic()
-            if wait > 0:
-                await asyncio.sleep(wait)
+            await self._pause(self._resume_for(chat) - time.monotonic())
             try:
                 if self._throttle is not None:
                     # The inner limiter reads rate_limit_args as its own retry count: retries
@@ -95,8 +142,15 @@ class SendPolicy(BaseRateLimiter[int]):
                 if attempt == self._attempts:
                     raise
                 pause = retry_seconds(exc)
-                self._resume_at = max(self._resume_at, time.monotonic() + pause)
-                log.warning("telegram flood control on %s: pausing %.1fs", endpoint, pause)
+                until = time.monotonic() + pause
+                if chat is not None:
+                    self._chat_resume[chat] = max(self._chat_resume.get(chat, 0.0), until)
+                else:
+                    self._resume_at = max(self._resume_at, until)
+                scope = "one chat" if chat is not None else "all sends"
+                log.warning(
+                    "telegram flood control on %s: pausing %s %.1fs", endpoint, scope, pause
+                )
             except BadRequest:
                 raise
             except NetworkError as exc:
@@ -111,6 +165,6 @@ class SendPolicy(BaseRateLimiter[int]):
                     attempt,
                     delay,
                 )
-                await asyncio.sleep(delay)
+                await self._pause(delay)
                 delay = min(delay * 2, self._max_delay)
         raise AssertionError("unreachable")  # pragma: no cover

@@ -6,6 +6,8 @@ Here the route answers only when the update has been handled:
 
 1. the secret header is checked in constant time (anything else: 403);
 2. a crisis message gets its reply at once, before anything touches storage;
+   an update that fails anywhere after parsing is answered 200 all the same (logged by id
+   and type): a 500 makes Telegram redeliver it for a day, in front of everyone else's;
 3. an update id already handled (Telegram redelivers; another replica may have had it)
    is answered 200 with nothing done twice; its crisis reply is never held back;
 4. the update runs through the crisis-first processor (each chat in order, the per-person
@@ -141,17 +143,33 @@ class WebhookServer:
             return web.Response(status=200)
         if update is None or update_id is None:
             return web.Response(status=200)
-        processor = self._processor
-        if processor.is_urgent(update) and processor.early_reply is not None:
-            try:
-                await processor.early_reply(update)
-                processor.replied_early.add(update_id)
-            except Exception as exc:  # the crisis group tries again in order
-                log.warning("early crisis reply failed: %s", type(exc).__name__)
-        if await self._already_handled(update_id):
-            processor.replied_early.discard(update_id)
-            self._metrics.updates.labels(outcome="duplicate").inc()
+        try:
+            outcome = await self._handle(update, update_id)
+        except Exception as exc:
+            # Never a 500 for one update: Telegram would redeliver it again and again, and
+            # the next person's crisis message would wait behind it (issue 27, finding 7).
+            # What could be done was done; its id and type are all that is logged.
+            self._metrics.updates.labels(outcome="failed").inc()
+            log.warning(
+                "update %d could not be handled: type %s (%s)",
+                update_id,
+                update_kind(raw),
+                type(exc).__name__,
+            )
             return web.Response(status=200)
+        self._metrics.updates.labels(outcome=outcome).inc()
+        if outcome == "handled":
+            self._metrics.update_seconds.observe(time.perf_counter() - started)
+        return web.Response(status=200)
+
+    async def _handle(self, update: Update, update_id: int) -> str:
+        processor = self._processor
+        # The crisis reply (or the panic word's decoy) starts before storage is asked
+        # whether this update was seen: a redelivered crisis message is answered again.
+        processor.screen(update)
+        if await self._already_handled(update_id):
+            await processor.settle_early(update_id)
+            return "duplicate"
         await processor.process_update(update, self._app.process_update(update))
         try:
             await self._seen.mark(update_id, int(self._clock().timestamp()))
@@ -161,9 +179,7 @@ class WebhookServer:
             log.warning(
                 "update %d handled but not recorded as seen: %s", update_id, type(exc).__name__
             )
-        self._metrics.updates.labels(outcome="handled").inc()
-        self._metrics.update_seconds.observe(time.perf_counter() - started)
-        return web.Response(status=200)
+        return "handled"
 
     async def _already_handled(self, update_id: int) -> bool:
         try:

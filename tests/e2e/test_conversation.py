@@ -26,7 +26,7 @@ from bot.emulator import SentMessage
 from bot.features.checkins.handlers import JOB_NAME
 from bot.people.service import Person
 from tests.conftest import BotUnderTest, buttons_of
-from tests.reporting import LINES
+from tests.reporting import report
 
 IDLE, ONBOARDING, WORKSHEET, SETTINGS, CHECKED_IN = 3001, 3002, 3003, 3004, 3005
 WORKSHEET_ID = "untangling_the_bond"
@@ -260,7 +260,7 @@ async def test_every_natural_message_in_every_state_has_a_next_step(bot: BotUnde
             answers_before = await w.answers(user) if user == WORKSHEET else 0
             await keep(w, replies)
     elapsed = time.perf_counter() - started
-    LINES.append(f"conversation walk: {sent} messages in 5 states, {elapsed:.1f} s")
+    report(f"conversation walk: {sent} messages in 5 states, {elapsed:.1f} s")
 
     # Still just after the check-in: the first real sentence is the journal entry, and
     # Undo removes exactly that entry.

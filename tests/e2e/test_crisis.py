@@ -22,15 +22,17 @@ from tests.e2e.test_worksheets import (
 CHECK = "Are you safe right now?"
 
 
-async def test_before_start_gives_regional_numbers_and_set_country(bot: BotUnderTest) -> None:
+async def test_before_start_gives_likely_numbers_and_set_country_first(bot: BotUnderTest) -> None:
     await bot.send("help")
     reply = await bot.next()
     text = reply.text or ""
-    for number in ("911", "999", "112", "000"):  # the main regions' numbers, never 112 alone
-        assert number in text
+    # English speakers: the US, the UK, Canada and Ireland, then what works from a mobile.
+    assert "• United States: 911" in text and "• United Kingdom: 999" in text
+    assert "112 and 911 work from most mobile phones" in text
+    assert "North and South America" not in text
     assert "findahelpline" in text.lower() or "Find A Helpline" in text
     assert "/guide" in text  # plain "help" may have meant "how do I use this"
-    assert ("Set my country", "crisis:where:g") in buttons_of(reply)
+    assert buttons_of(reply)[0] == ("Set my country", "crisis:where:g")
     await bot.settle()
     assert bot.unread() == []  # no "send /start" on top of the crisis reply
 
@@ -135,14 +137,15 @@ async def test_reply_after_restart_with_storage_down_uses_international_lines(
 
 async def test_reply_does_not_wait_behind_the_persons_own_stuck_update(bot: BotUnderTest) -> None:
     await bot.onboard()
-    bot.emu.inject_fault("sendMessage", "429", times=1, chat_id=USER, retry_after=2)
+    # Held back long enough that even a loaded machine answers the crisis word first.
+    bot.emu.inject_fault("sendMessage", "429", times=1, chat_id=USER, retry_after=10)
     sends_before = bot.emu.stats["sendMessage"]
-    await bot.send("just saying hello")  # its reply hits flood control and waits 2 s
+    await bot.send("just saying hello")  # its reply hits flood control and waits 10 s
     await bot.emu.wait_for_call("sendMessage", count=sends_before + 1)
     await bot.send("danger")
     first = await bot.next()
     assert "999" in (first.text or "")  # the crisis reply overtook the stuck one
-    await bot.next(containing="in your journal?", timeout=15)  # and the stuck one still arrives
+    await bot.next(containing="/worksheets")  # and the stuck one still arrives
 
 
 async def test_everything_on_the_crisis_path_can_be_cleared(bot: BotUnderTest) -> None:
@@ -174,7 +177,7 @@ async def test_country_without_local_lines_is_said_plainly(bot: BotUnderTest) ->
     reply = await bot.next(containing="112")
     text = reply.text or ""
     assert "support lines for Poland" in text
-    assert "112 or 997 or 998" in text  # Poland's own emergency numbers, not the EU's alone
+    assert "112 or 997 or 999" in text  # Poland's own emergency numbers, not the EU's alone
     assert "Set my country" not in [label for label, _ in buttons_of(reply)]
 
 
@@ -662,3 +665,73 @@ async def test_safety_checks_are_counted_for_the_operator(bot: BotUnderTest) -> 
     day = bot.clock().date().isoformat()
     counts = await bot.services.people.store.crisis_counts(day)
     assert (day, "check:general", 1) in counts and (day, "general", 1) in counts
+
+
+# --- issue 21: the corrected numbers, as a person there reads them ---------------------------
+
+
+async def _living_in(bot: BotUnderTest, country: str, named: str | None = None) -> None:
+    """Onboarding with the country typed, as someone there would; `named`: how the bot
+    names it back, when that differs."""
+    await bot.send("/start")
+    await bot.next(containing="Which country")
+    await bot.send(country)
+    await bot.next(containing=f"Country: {named or country}")
+    await bot.settle()
+    bot.skip_all()
+
+
+async def test_a_person_in_sweden_is_given_112_not_the_retired_90000(bot: BotUnderTest) -> None:
+    await _living_in(bot, "Sweden")
+    await bot.send("he is going to hurt me")
+    text = (await bot.next(containing="Emergency")).text or ""
+    assert "• Emergency: call 112\n" in text
+    assert "90000" not in text and "90 000" not in text
+    assert "support lines for Sweden" in text
+
+
+async def test_a_person_in_czechia_is_given_police_and_ambulance(bot: BotUnderTest) -> None:
+    await _living_in(bot, "Czechia", "Czech Republic")
+    await bot.send("he is going to hurt me")
+    text = (await bot.next(containing="Emergency")).text or ""
+    assert "call 112 or 158 or 155 (112 any emergency, 158 police, 155 ambulance)" in text
+    assert "151" not in text
+
+
+async def test_a_person_in_chile_is_given_carabineros_ambulance_and_fire(bot: BotUnderTest) -> None:
+    await _living_in(bot, "Chile")
+    await bot.send("he is going to hurt me")
+    text = (await bot.next(containing="Emergency")).text or ""
+    assert "call 133 or 131 or 132 (133 police, 131 ambulance, 132 fire)" in text
+    assert "911" not in text
+
+
+async def test_a_person_in_portugal_is_given_the_1411_suicide_line(bot: BotUnderTest) -> None:
+    await _living_in(bot, "Portugal")
+    await bot.send("honestly I just want to die")
+    text = (await bot.next(containing="1411")).text or ""
+    assert "1411 Linha Nacional de Prevenção do Suicídio: call 1411 (24/7, free)" in text
+    assert text.index("1411") < text.index("Emergency: call 112")
+    await bot.send("he is going to hurt me")
+    danger = (await bot.next(containing="800 202 148")).text or ""
+    assert danger.index("Emergency: call 112") < danger.index("800 202 148")
+
+
+async def test_a_person_in_argentina_is_given_the_mental_health_line(bot: BotUnderTest) -> None:
+    await _living_in(bot, "Argentina")
+    await bot.send("honestly I just want to die")
+    text = (await bot.next(containing="0800 999 0091")).text or ""
+    assert "call 0800 999 0091 (24/7, free)" in text
+    assert text.index("0800 999 0091") < text.index("Emergency: call 911")
+    await bot.send("he is going to hurt me")
+    danger = (await bot.next(containing="144")).text or ""
+    assert "Emergency: call 911" in danger and "WhatsApp 11-2771-6463" in danger
+
+
+async def test_no_country_yet_in_spanish_shows_spain_and_mexico(bot: BotUnderTest) -> None:
+    await bot.send("ayuda", language_code="es")
+    reply = await bot.next()
+    text = reply.text or ""
+    assert "• España: 112" in text and "• México: 911" in text
+    assert "el 112 y el 911 funcionan desde la mayoría de los teléfonos móviles" in text
+    assert buttons_of(reply)[0][1] == "crisis:where:g"  # the country picker first

@@ -17,7 +17,7 @@ from bot.features.checkins.handlers import JOB_NAME
 from bot.features.checkins.journal import JournalService
 from bot.people.service import Person
 from bot.storage.deliveries import DeliveryRow
-from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
+from tests.conftest import GIVE_UP, TOO_LATE, USER, BotUnderTest, buttons_of, make_settings
 
 LONDON = 2001
 NEW_YORK = 2002
@@ -610,12 +610,12 @@ async def test_a_new_time_keeps_a_pause(bot: BotUnderTest) -> None:
 async def test_a_timed_out_prompt_is_not_sent_twice(
     emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
 ) -> None:
-    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=GIVE_UP)
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
     try:
         await join(under_test)
-        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=TOO_LATE)
         under_test.clock.set(utc(2026, 12, 1, 7, 30))
         report = await run(under_test)
         assert (report.sent, report.unknown) == (0, 1)
@@ -631,12 +631,12 @@ async def test_a_timed_out_prompt_is_not_sent_twice(
 async def test_a_reply_after_a_timed_out_prompt_is_kept(
     emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
 ) -> None:
-    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=GIVE_UP)
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
     try:
         await join(under_test)
-        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=TOO_LATE)
         under_test.clock.set(utc(2026, 12, 1, 7, 30))
         await run(under_test)
         await emulator.wait_for_message(USER, predicate=lambda m: HINT in (m.text or ""))

@@ -57,6 +57,17 @@ def decoy_text(bot: BotUnderTest, theme: str = "quote") -> str:
 async def panic(bot: BotUnderTest, theme: str = "quote") -> SentMessage:
     await bot.send(TYPED)
     decoy = await bot.next(containing=decoy_text(bot, theme))
+    # The wipe is whole whenever it ends, however slow the machine: wait for the chat to
+    # show only the decoy (deletions may run on after it), not for a time. A wipe that
+    # drops work never gets there and fails here, only later.
+    try:
+        await bot.until(
+            lambda: bot.emu.visible_ids(USER) == [decoy.message_id],
+            "the chat shows only the decoy",
+        )
+    except TimeoutError as exc:
+        left = bot.emu.visible_ids(USER)
+        raise AssertionError(f"{exc}: ids {left} visible, decoy {decoy.message_id}") from None
     await bot.settle()
     return decoy
 

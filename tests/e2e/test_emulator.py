@@ -28,7 +28,8 @@ from telegram.ext import (
 )
 from telegram.request import HTTPXRequest
 
-from bot.emulator import BotApiEmulator, SentMessage
+from bot.emulator import WAIT_SECONDS, BotApiEmulator, SentMessage
+from tests.conftest import GIVE_UP, TOO_LATE
 
 TOKEN = "123456:TEST-token_abc"
 BOT_ID = 123456
@@ -311,11 +312,11 @@ async def test_set_my_commands_round_trips(emu: BotApiEmulator, bot: Bot) -> Non
 async def test_long_poll_returns_when_an_update_arrives(emu: BotApiEmulator, bot: Bot) -> None:
     assert await bot.get_updates(timeout=0) == ()
 
-    polling = asyncio.create_task(bot.get_updates(timeout=30))
+    polling = asyncio.create_task(bot.get_updates(timeout=50))
     await emu.wait_for_call("getUpdates", count=2)
     queued = emu.user_sends(USER, "hello")
-    # Far below the 30 s poll: only an immediate answer passes.
-    updates = await asyncio.wait_for(polling, timeout=5)
+    # Half the 50 s poll (Telegram's longest): only an answer the update woke passes.
+    updates = await asyncio.wait_for(polling, timeout=25)
 
     assert [u.update_id for u in updates] == [queued["update_id"]]
     message = updates[0].message
@@ -327,7 +328,7 @@ async def test_long_poll_returns_when_an_update_arrives(emu: BotApiEmulator, bot
     assert emu.pending_updates() == 1
     assert await bot.get_updates(offset=queued["update_id"] + 1, timeout=0) == ()
     assert emu.pending_updates() == 0
-    await emu.wait_until_consumed(timeout=1)
+    await emu.wait_until_consumed()
 
 
 async def test_a_second_poll_ends_the_first_with_conflict(emu: BotApiEmulator, bot: Bot) -> None:
@@ -338,7 +339,7 @@ async def test_a_second_poll_ends_the_first_with_conflict(emu: BotApiEmulator, b
     async with Bot(TOKEN, base_url=emu.base_url) as twin:
         assert await twin.get_updates(timeout=0) == ()
     with pytest.raises(Conflict):
-        await asyncio.wait_for(first, timeout=5)
+        await asyncio.wait_for(first, timeout=WAIT_SECONDS)
 
 
 async def test_updates_for_media_edits_and_groups_parse_in_ptb(
@@ -490,14 +491,14 @@ async def test_fault_only_hits_the_named_chat(emu: BotApiEmulator, bot: Bot) -> 
 
 async def test_timeout_fault_times_out_but_the_message_arrives(emu: BotApiEmulator) -> None:
     emu.add_user(USER)
-    emu.inject_fault("sendMessage", "timeout", delay=0.6)
-    request = HTTPXRequest(read_timeout=0.2)
+    emu.inject_fault("sendMessage", "timeout", delay=TOO_LATE)
+    request = HTTPXRequest(read_timeout=GIVE_UP)
 
     async with Bot(TOKEN, base_url=emu.base_url, request=request) as impatient:
         with pytest.raises(TimedOut):
             await impatient.send_message(USER, "did it go?")
 
-    arrived = await emu.wait_for_message(USER, timeout=5)
+    arrived = await emu.wait_for_message(USER)
     assert arrived.text == "did it go?"
 
 
@@ -583,7 +584,7 @@ async def test_wait_for_message_sees_a_later_edit(emu: BotApiEmulator, bot: Bot)
     waiting = asyncio.create_task(emu.wait_for_message(USER, predicate=lambda m: m.text == "final"))
     await bot.edit_message_text("final", chat_id=USER, message_id=sent.message_id)
 
-    found: SentMessage = await asyncio.wait_for(waiting, timeout=5)
+    found: SentMessage = await asyncio.wait_for(waiting, timeout=WAIT_SECONDS)
     assert found.message_id == sent.message_id
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.emulator import BotApiEmulator
 from bot.logs import log_handler
-from bot.transport.intake import ALLOWED_UPDATES, IntakeBot
+from bot.transport.intake import ALLOWED_UPDATES, ScreenedBot
 from tests.conftest import USER, BotUnderTest
 from tests.reporting import report
 
@@ -50,10 +50,10 @@ def poison(emu: BotApiEmulator, user: int, text: str) -> dict[str, Any]:
     return emu.deliver_raw("message", payload)
 
 
-def intake_bot(bot: BotUnderTest) -> IntakeBot:
+def intake_bot(bot: BotUnderTest) -> ScreenedBot:
     assert bot.runtime is not None and bot.runtime.app is not None
     app_bot = bot.runtime.app.bot
-    assert isinstance(app_bot, IntakeBot)
+    assert isinstance(app_bot, ScreenedBot)
     return app_bot
 
 

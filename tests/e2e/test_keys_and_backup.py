@@ -12,9 +12,10 @@ import pytest
 
 from bot.config import ConfigError
 from bot.core.clock import ManualClock
+from bot.crypto import MasterKey, random_key
 from bot.emulator import BotApiEmulator
 from bot.keys import deliver_new_key, pending_key_file, read_key_file, stage_rotation
-from bot.storage.keystore import WrongMasterKeyError
+from bot.storage.keystore import KeyStore, WrongMasterKeyError
 from tests.conftest import TOKEN, USER, BotUnderTest, make_settings
 from tests.unit.test_config import run_cli
 
@@ -251,3 +252,34 @@ async def test_reanchor_after_restoring_an_older_data_backup(
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE"
     assert not person.profile.silent  # the backup's settings, accepted as the newest
+
+
+async def test_a_failed_rotation_removes_the_new_key_file_it_wrote(
+    bot: BotUnderTest, tmp_path: Path
+) -> None:
+    """Issue 26: a key file left by a failed run opens nothing, and would pass for the new
+    key. Here staging is refused: another new key is staged, and someone joined under it."""
+    await bot.onboard(country="Ireland")
+    await bot.stop()
+    old = bot.settings.master_key
+    assert old is not None
+    staged = MasterKey(random_key())
+    await stage_rotation(bot.settings, MasterKey(old), staged)
+    joined = await KeyStore.open(bot.settings.key_db, staged)
+    try:
+        joiner = await joined.create_data_key("joiner")
+    finally:
+        await joined.close()
+    new_file = tmp_path / "new.key"
+    result = run_cli(
+        env_for(bot, old), "keys", "rotate", "--new-key-file", str(new_file), cwd=tmp_path
+    )
+    assert result.returncode == 1 and "another new key is staged" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert not new_file.exists() and not new_file.with_name("new.key.tmp").exists()
+    assert (await loaded_country(bot, old)) == "IE"
+    kept = await KeyStore.open(bot.settings.key_db, staged)
+    try:
+        assert await kept.data_key("joiner") == joiner
+    finally:
+        await kept.close()

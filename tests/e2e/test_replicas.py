@@ -22,12 +22,11 @@ import pytest
 
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
-from tests.conftest import START, TOKEN, BotUnderTest, make_settings
+from tests.conftest import START, START_SECONDS, TOKEN, BotUnderTest, make_settings
 from tests.e2e.test_webhook import free_port
 from tests.postgres import fresh_schemas
 
 SECRET = "replica_secret-2"
-STARTUP_SECONDS = 60.0
 
 
 class Replicas:
@@ -65,7 +64,7 @@ class Replicas:
 
     async def ready(self) -> None:
         loop = asyncio.get_running_loop()
-        deadline = loop.time() + STARTUP_SECONDS
+        deadline = loop.time() + START_SECONDS
         async with aiohttp.ClientSession() as http:
             for hook, process in zip(self.hooks, self.processes, strict=True):
                 health = hook.replace("/tg/hook", "/healthz")
@@ -141,7 +140,7 @@ async def test_two_replicas_keep_each_chats_order_and_answer_every_crisis(
     cli = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", "webhook", "set", env=env, stderr=asyncio.subprocess.PIPE
     )
-    _, err = await asyncio.wait_for(cli.communicate(), 60)
+    _, err = await asyncio.wait_for(cli.communicate(), START_SECONDS)
     assert cli.returncode == 0, err.decode()
     assert emulator.webhook is not None and emulator.webhook.secret == SECRET
     pusher = await emulator.push_webhook(replicas.hooks, reorder=True, duplicate=True, seed=3)
@@ -154,7 +153,7 @@ async def test_two_replicas_keep_each_chats_order_and_answer_every_crisis(
     for chat in chats:
         await someone.next(chat, containing="Which country")
         await someone.next(chat, containing="112")  # international lines: no country yet
-    await emulator.wait_until_consumed(timeout=30)
+    await emulator.wait_until_consumed()
     for chat in chats:
         got = texts(emulator, chat)
         question = next(i for i, t in enumerate(got) if "Which country" in t)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.emulator import BotApiEmulator
-from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
+from tests.conftest import GIVE_UP, TOO_LATE, USER, BotUnderTest, buttons_of, make_settings
 
 GROUP = -500100
 
@@ -123,7 +123,7 @@ async def test_send_survives_flood_control_and_server_errors(bot: BotUnderTest, 
     await bot.onboard()
     bot.emu.inject_fault("sendMessage", kind, times=2, chat_id=USER, retry_after=1)  # type: ignore[arg-type]
     await bot.send("/guide")
-    reply = await bot.next(containing="How Steady works", timeout=15)
+    reply = await bot.next(containing="How Steady works")
     assert reply.text
 
 
@@ -133,15 +133,15 @@ async def test_send_survives_a_timeout(
     from bot.core.clock import ManualClock  # noqa: PLC0415
 
     assert isinstance(clock, ManualClock)
-    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)
+    settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=GIVE_UP)
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
     try:
         await under_test.onboard()
-        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=1.0)
+        emulator.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=TOO_LATE)
         await under_test.send("/guide")
-        await under_test.next(containing="How Steady works", timeout=15)
-        await under_test.next(containing="How Steady works", timeout=15)
+        await under_test.next(containing="How Steady works")
+        await under_test.next(containing="How Steady works")
         # Two copies: the timed-out send reached the emulator (as it may reach Telegram),
         # then the retry. A duplicate is the documented price of never losing a reply.
         guides = [m for m in emulator.messages_to(USER) if "How Steady works" in (m.text or "")]

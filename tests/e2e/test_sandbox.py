@@ -8,6 +8,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.conftest import START_SECONDS
+
 
 def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
@@ -23,7 +25,7 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
     assert process.stdin is not None and process.stdout is not None
     # If an expected line never comes, reading would block for ever: end the process
     # after a generous deadline so the read loop ends and the test fails with the output.
-    watchdog = threading.Timer(60, process.kill)
+    watchdog = threading.Timer(2 * START_SECONDS, process.kill)
     watchdog.start()
     seen: list[str] = []
 
@@ -85,7 +87,7 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         type_line("/clear")
         read_until("(your message #")
         type_line(":quit")
-        assert process.wait(timeout=30) == 0
+        assert process.wait(timeout=START_SECONDS) == 0
     finally:
         watchdog.cancel()
         if process.poll() is None:

@@ -6,13 +6,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from bot.crypto import MasterKey, PersonCipher, pseudonym
+from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
 from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
 from tests.conftest import USER, BotUnderTest
+from tests.legacy_keys import write_before_references
 
 
 def file_bytes(db_path: Path) -> dict[str, bytes]:
@@ -71,7 +72,14 @@ async def test_people_from_before_move_to_random_row_ids(bot: BotUnderTest, tmp_
     services = bot.services
     keys = services.keys
     handle = pseudonym(await keys.pseudonym_key(), USER)
-    key = await keys.create_data_key(handle)  # as the previous version made it
+    key = random_key()
+    assert bot.settings.master_key is not None
+    await bot.stop()
+    await write_before_references(  # as the previous version made it
+        bot.settings.key_db, MasterKey(bot.settings.master_key), {handle: key}
+    )
+    await bot.start()
+    services = bot.services
     legacy = PersonCipher(handle, key)
     profile = Profile(country="IE", onboarded=True, timezone="Europe/Dublin")
     await PeopleStore(services.db).insert(

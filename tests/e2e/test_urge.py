@@ -19,7 +19,7 @@ from bot.emulator import SentMessage
 from bot.features.progress.chart import ChartLabels, plot_data
 from bot.features.progress.drawing import render_png
 from bot.features.urge.handlers import JOB_NAME
-from tests.conftest import USER, BotUnderTest, buttons_of, shared_content
+from tests.conftest import START_SECONDS, USER, BotUnderTest, buttons_of, shared_content
 from tests.e2e.test_daily import join, prompts_to
 from tests.e2e.test_daily import run as run_daily
 
@@ -358,7 +358,7 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
     bot.clock.advance(timedelta(days=2))
     await log_urge(bot, "5", later="2")
     await bot.send("/progress")
-    chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=60)
+    chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=START_SECONDS)
     assert chart.photo is not None and chart.protect_content
     assert png_size(chart.photo.data) == (1080, 810)
     assert chart.photo.caption == (
@@ -399,7 +399,7 @@ async def test_progress_in_the_worker_process_as_in_production(bot: BotUnderTest
     pause_due_job(bot)
     await log_urge(bot, "6", later="1")
     await bot.send("/progress")
-    chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=60)
+    chart = await bot.next(predicate=lambda m: m.photo is not None, timeout=START_SECONDS)
     assert chart.photo is not None
     assert png_size(chart.photo.data) == (1080, 810)
 

@@ -116,3 +116,71 @@ async def test_getupdates_is_refused_while_a_webhook_is_set(hooked: BotUnderTest
     assert info.url == hook_url(hooked)
     await hooked.runtime.app.bot.delete_webhook()
     assert hooked.emu.webhook is None
+
+
+def _user(uid: int) -> dict[str, object]:
+    return {"id": uid, "is_bot": False, "first_name": "T"}
+
+
+# Real shapes of updates that carry no chat, or no private chat (issue 27, finding 7): the
+# route must answer every one 200 and go on to the next person's crisis message.
+ODD_UPDATES: list[dict[str, object]] = [
+    {  # a button on an inline-mode message: no message, only inline_message_id
+        "callback_query": {
+            "id": "q1",
+            "from": _user(USER + 5),
+            "chat_instance": "42",
+            "inline_message_id": "AAAA",
+            "data": "x",
+        }
+    },
+    {"inline_query": {"id": "q2", "from": _user(USER + 5), "query": "help", "offset": ""}},
+    {
+        "poll": {
+            "id": "p1",
+            "question": "help?",
+            "options": [{"text": "a", "voter_count": 0}],
+            "total_voter_count": 0,
+            "is_closed": False,
+            "is_anonymous": True,
+            "type": "regular",
+            "allows_multiple_answers": False,
+        }
+    },
+    {
+        "my_chat_member": {
+            "chat": {"id": USER + 5, "type": "private", "first_name": "T"},
+            "from": _user(USER + 5),
+            "date": 0,
+            "old_chat_member": {"status": "member", "user": _user(99)},
+            "new_chat_member": {"status": "kicked", "user": _user(99), "until_date": 0},
+        }
+    },
+    {
+        "channel_post": {
+            "message_id": 3,
+            "date": 0,
+            "text": "help",
+            "chat": {"id": -100123, "type": "channel", "title": "c"},
+        }
+    },
+    # A message that lost its chat (Bot API drift, a proxy that trims): PTB still parses it.
+    {"message": {"message_id": 4, "date": 0, "text": "help", "from": _user(USER + 5)}},
+    {"edited_message": {"message_id": 5, "date": 0, "edit_date": 1, "text": "help me"}},
+]
+
+
+async def test_updates_without_a_chat_never_get_500_and_the_next_crisis_is_answered(
+    hooked: BotUnderTest,
+) -> None:
+    async with aiohttp.ClientSession() as http:
+        for number, body in enumerate(ODD_UPDATES, start=100):
+            update = {"update_id": number, **body}
+            async with http.post(
+                hook_url(hooked), json=update, headers={SECRET_HEADER: SECRET}
+            ) as response:
+                assert response.status == 200, (sorted(body), response.status)
+    await set_webhook(hooked)
+    await hooked.emu.push_webhook()
+    await hooked.send("I want to die")
+    await hooked.next(containing="999")

@@ -586,7 +586,9 @@ async def test_a_slow_crisis_reply_does_not_misfile_the_answer(bot: BotUnderTest
     await bot.onboard()
     await begin(bot)
     saved = await answer(bot, "first part")
-    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=0.5)
+    # Slow (5 s, within the 10 s HTTP timeout) so the test's next step lands while it is
+    # held even on a loaded machine.
+    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=5.0)
     await bot.send("and some days I want to die")
     await bot.press(saved, "Next")
     await bot.settle()
@@ -638,7 +640,9 @@ async def test_text_typed_before_the_next_question_arrived_stays_with_the_last(
     await begin(bot)
     saved = await answer(bot, "first part")
     # The next question is slow to arrive; meanwhile the person keeps writing.
-    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=0.5)
+    # Slow (5 s, within the 10 s HTTP timeout) so the test's next step lands while it is
+    # held even on a loaded machine.
+    bot.emu.inject_fault("sendMessage", "timeout", times=1, chat_id=USER, delay=5.0)
     sends = bot.emu.stats["sendMessage"]
     await bot.press(saved, "Next")
     await bot.emu.wait_for_call("sendMessage", count=sends + 1)

@@ -45,12 +45,11 @@ async def seed(data: str, keys_url: str, master: MasterKey, people: int) -> None
             daily_enabled=True,
             onboarded=True,
         ).to_json()
-        key_rows, identity_rows, people_rows = [], [], []
+        identity_rows, people_rows = [], []
         for n in range(people):
             pid, key = new_row_id(), random_key()
             cipher = PersonCipher(pid, key)
-            key_rows.append((pid, master.wrap(key, pid), now))
-            identity_rows.append((pseudonym(pseudo, 50_000 + n), pid, pid))
+            identity_rows.append((pseudonym(pseudo, 50_000 + n), pid, key))
             people_rows.append(
                 (
                     pid,
@@ -62,13 +61,7 @@ async def seed(data: str, keys_url: str, master: MasterKey, people: int) -> None
                     now,
                 )
             )
-        async with keys.db.transaction() as tx:
-            await tx.executemany(
-                "INSERT INTO data_keys (person_id, wrapped, created_at) VALUES (?, ?, ?)", key_rows
-            )
-            await tx.executemany(
-                "INSERT INTO identities (handle, row_id, owner) VALUES (?, ?, ?)", identity_rows
-            )
+        await keys.add_people(identity_rows)
         async with db.transaction() as tx:
             await tx.executemany(
                 "INSERT INTO people (person_id, chat_enc, profile_enc, state, active,"

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import ConfigError, check_key_placement, load_settings, read_dotenv
+from tests.conftest import START_SECONDS
 
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
 PG_DATA = "postgresql://steady:pg-secret-canary@127.0.0.1:1/steady"
@@ -30,7 +31,7 @@ def run_cli(
         stdout=stdout if stdout is not None else subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        timeout=60,
+        timeout=START_SECONDS,  # only a hung start reaches it
         check=False,
         preexec_fn=None if stdout is not None else _close_stdout,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import datetime
 import os
 import shutil
 import subprocess
@@ -12,7 +13,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.content.loader import check_content, content_dir, load_content
+from bot.content.loader import check_all, check_content, content_dir, load_content
+from tests.conftest import START_SECONDS
 
 SHEET = "worksheets/bond_or_love.yaml"
 
@@ -115,7 +117,7 @@ def test_cli_exit_codes(content_copy: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
     )
     assert ok.returncode == 0, ok.stdout + ok.stderr
     replace_once(content_copy / SHEET, "title:", "titel: typo\ntitle:")
@@ -124,7 +126,7 @@ def test_cli_exit_codes(content_copy: Path) -> None:
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
     )
     assert bad.returncode == 1
     assert f"{content_copy / SHEET}:" in bad.stdout
@@ -146,7 +148,7 @@ def test_bot_refuses_to_start_with_broken_content(content_copy: Path, tmp_path: 
         capture_output=True,
         text=True,
         check=False,
-        timeout=60,
+        timeout=START_SECONDS,
         cwd=tmp_path,
     )
     assert result.returncode == 2
@@ -170,27 +172,108 @@ def test_country_without_an_emergency_number_fails_the_check(content_copy: Path)
     assert any(p.startswith(f"{file}:") and "JP has no emergency number" in p for p in problems)
 
 
-JAPAN = 'JP: {call: "110; 119", source: libphonenumber, checked: 2026-12-01}'
+def replace_entry(file: Path, code: str, entry: str) -> None:
+    """Swap a country's block in emergency_numbers.yaml for `entry` (indented as written)."""
+    lines = file.read_text(encoding="utf-8").splitlines()
+    start = lines.index(f"  {code}:")
+    end = next(i for i in range(start + 1, len(lines)) if not lines[i].startswith("    "))
+    body = [f"    {line}" for line in entry.strip().splitlines()]
+    file.write_text("\n".join([*lines[:start], f"  {code}:", *body, *lines[end:]]) + "\n")
+
+
+ODATE = "https://www.city.odate.lg.jp/city/foreign-language/english/emergency-call"
+JAPAN = f"""
+call: "110; 119"
+describe: {{"110": police, "119": fire and ambulance}}
+source: {ODATE}
+checked: 2026-12-01
+verified: "yes"
+"""
 
 
 @pytest.mark.parametrize(
-    ("new", "words"),
+    ("old", "new", "words"),
     [
-        ('JP: {call: "110; 119", checked: 2026-12-01}', "source"),
-        ('JP: {call: "110; 119", source: libphonenumber}', "checked"),
-        ('JP: {call: "110; 119", source: wiki, checked: 2026-12-01}', "keys"),
-        ('JP: {call: "110; 119", source: libphonenumber, checked: 2026-13-01}', "real date"),
-        ('JP: {call: "110; 999", source: libphonenumber, checked: 2026-12-01}', "not list 999"),
+        (f"source: {ODATE}\n", "", "source"),
+        ("checked: 2026-12-01\n", "", "checked"),
+        (f"source: {ODATE}", "source: libphonenumber", "address"),
+        ("checked: 2026-12-01", "checked: 2026-13-01", "real date"),
+        ('verified: "yes"', "verified: yes", "in quotes"),
+        ('verified: "yes"', 'verified: "no"', "112; 911"),
+        ('"119": fire and ambulance', '"119": fire engine', "say what it is for"),
     ],
-)
-def test_emergency_number_without_source_or_date_fails_the_check(
-    content_copy: Path, new: str, words: str
+)  # fmt: skip
+def test_emergency_entry_rules_fail_the_check_at_the_entry(
+    content_copy: Path, old: str, new: str, words: str
 ) -> None:
     file = content_copy / EMERGENCY
-    replace_once(file, JAPAN, new)
-    expected = f"{file}:{line_of(file, '  JP:')}:"
+    replace_entry(file, "JP", JAPAN.replace(old, new))
     problems = check_content(content_copy)
-    assert any(p.startswith(expected) and words in p for p in problems), problems
+    start = line_of(file, "  JP:")
+    located = [p for p in problems if p.startswith(f"{file}:") and words in p]
+    assert located, problems
+    assert all(start <= int(p.split(":")[1]) <= start + 6 for p in located), located
+
+
+def test_a_number_libphonenumber_does_not_know_is_listed_not_failed(content_copy: Path) -> None:
+    file = content_copy / EMERGENCY
+    replace_entry(file, "JP", JAPAN.replace('"110; 119"', '"110; 999"').replace('"119"', '"999"'))
+    result = check_all(content_copy)
+    assert result.problems == []
+    assert any(f"{file}:" in r and "999" in r and "JP" in r for r in result.review), result.review
+
+
+def test_the_cli_lists_differences_and_passes(content_copy: Path) -> None:
+    file = content_copy / EMERGENCY
+    replace_entry(file, "JP", JAPAN.replace('"110; 119"', '"110; 999"').replace('"119"', '"999"'))
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "content", "check", "--dir", str(content_copy)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert result.returncode == 0, result.stderr
+    assert "review: " in result.stdout and "999" in result.stdout
+    assert "difference(s) to review" in result.stdout
+
+
+def test_freshness_fails_the_check_twelve_months_on(content_copy: Path) -> None:
+    assert check_content(content_copy, today=datetime.date(2027, 11, 29)) == []
+    problems = check_content(content_copy, today=datetime.date(2027, 12, 2))
+    helplines, emergency = content_copy / "helplines.yaml", content_copy / EMERGENCY
+    assert any(p.startswith(f"{helplines}:") and "more than 12 months" in p for p in problems)
+    assert any(p.startswith(f"{emergency}:") and "more than 12 months" in p for p in problems)
+    # One line a day too old is one problem, at its `checked`.
+    replace_once(helplines, "checked: 2026-11-29", "checked: 2025-11-30")
+    one = check_content(content_copy, today=datetime.date(2026, 12, 1))
+    assert len(one) == 1 and one[0].startswith(f"{helplines}:"), one
+    assert (
+        "checked: 2025-11-30" in helplines.read_text().splitlines()[int(one[0].split(":")[1]) - 1]
+    )
+
+
+def test_an_operator_note_in_a_shown_field_fails_the_check(content_copy: Path) -> None:
+    file = content_copy / "helplines.yaml"
+    replace_once(
+        file,
+        "notes: Press 1 for the Veterans",
+        "notes: Hours were last seen in 2020. Press 1 for the Veterans",
+    )
+    problems = check_content(content_copy)
+    expected = f"{file}:{line_of(file, 'last seen in 2020')}:"
+    assert any(p.startswith(expected) and "review" in p for p in problems), problems
+
+
+def test_a_partial_line_must_say_what_is_unconfirmed(content_copy: Path) -> None:
+    file = content_copy / "helplines.yaml"
+    text = file.read_text(encoding="utf-8")
+    start = text.index("name: Crisis Text Line")
+    review = text.index("      review:", start)
+    end = text.index("\n", review)
+    file.write_text(text[:review] + text[end + 1 :], encoding="utf-8")
+    problems = check_content(content_copy)
+    assert any(str(file) in p and "in `review` what is unconfirmed" in p for p in problems)
 
 
 def test_helpline_emergency_line_must_agree_with_the_list(content_copy: Path) -> None:

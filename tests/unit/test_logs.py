@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import logging
 
-from bot.logs import log_handler
+from bot.logs import configure_logging, log_handler
 
 CANARY = "CANARY-log-heron-7781"
 
@@ -50,3 +50,37 @@ def test_sql_parameters_are_withheld() -> None:
 def test_our_own_lines_pass_unchanged() -> None:
     text = emit("bot.transport.intake", logging.WARNING, 42)
     assert "Received data was 42" in text
+
+
+def test_a_pdf_export_leaves_no_trace_in_the_log_at_info_or_debug() -> None:
+    """fontTools logs the glyphs a PDF uses (at INFO), which give the text back through the
+    shipped font; fpdf logs too. Only our own loggers speak below WARNING (issue 27.5)."""
+    from bot.features.export.render import build_pdf  # noqa: PLC0415
+    from tests.unit.test_export import document  # noqa: PLC0415 - the export's own fixture
+
+    words = ("他用皮带打我 " + CANARY,)
+    for level in (logging.INFO, logging.DEBUG):
+        buffer = io.StringIO()
+        root = logging.getLogger()
+        old_handlers, old_level = list(root.handlers), root.level
+        handler = configure_logging(level, stream=buffer)
+        try:
+            logging.getLogger("bot.services.export").log(level, "an export was built")
+            build_pdf(document(1, parts=words))
+        finally:
+            root.removeHandler(handler)
+            for old in old_handlers:
+                root.addHandler(old)
+            root.setLevel(old_level)
+        text = buffer.getvalue()
+        assert "an export was built" in text  # our own line at that level passes
+        assert CANARY not in text and "皮带" not in text
+        for library in ("fontTools", "fpdf", "PIL", "matplotlib"):
+            assert f" {library}" not in text, (logging.getLevelName(level), library, text[:400])
+
+
+def test_a_library_we_never_heard_of_is_quiet_below_warning() -> None:
+    for level in (logging.DEBUG, logging.INFO):
+        assert emit("somelib.inner", level, CANARY) == ""
+    text = emit("somelib.inner", logging.WARNING, CANARY)
+    assert CANARY not in text and "[values withheld]" in text

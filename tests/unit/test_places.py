@@ -76,3 +76,15 @@ def test_shortlist_orders_by_language_but_never_drops_a_country() -> None:
     assert set(PLACES.shortlist(featured, "es")[:3]) == {"ES", "MX", "AR"}
     assert PLACES.shortlist(featured, "de")[0] == "DE"
     assert PLACES.shortlist(featured, None) == featured
+
+
+def test_the_countries_a_telegram_language_points_to() -> None:
+    featured = CONTENT.texts.data["featured_countries"]
+    assert PLACES.speaking(featured, "es") == ["ES", "MX", "AR"]
+    assert PLACES.speaking(featured, "fr") == ["FR", "CA", "BE", "CH"]  # France first
+    assert PLACES.speaking(featured, "pt-br") == ["BR", "PT"]
+    assert PLACES.speaking(featured, "pt-PT") == ["PT", "BR"]  # the region tag first
+    assert PLACES.speaking(featured, "nl")[:2] == ["NL", "BE"]
+    assert "US" in PLACES.speaking(featured, "en") and "DE" not in PLACES.speaking(featured, "en")
+    assert PLACES.speaking(featured, None) == []
+    assert PLACES.speaking(featured, "xx") == []  # a language no featured country speaks

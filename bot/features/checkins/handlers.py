@@ -28,7 +28,6 @@ from bot.features.checkins.delivery import PROMPT_OUT, TICK, Claim, Sender, Snoo
 from bot.features.checkins.schedule import is_valid_timezone
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
 from bot.features.crisis.handlers import keep as crisis_keep
-from bot.features.setup.handlers import SetupFeature
 from bot.framework.chat import (
     Button,
     command_person,
@@ -42,6 +41,7 @@ from bot.framework.chat import (
 )
 from bot.framework.context import Context
 from bot.framework.hub import Hub
+from bot.framework.offers import SettingsMenu
 from bot.people.service import Person
 from bot.transport.send_policy import AT_MOST_ONCE
 
@@ -112,7 +112,7 @@ def make_sender(
 
 
 class DailyFeature:
-    def __init__(self, settings_menu: SetupFeature) -> None:
+    def __init__(self, settings_menu: SettingsMenu) -> None:
         self.settings_menu = settings_menu
         self.hub = Hub()  # replaced by the app's hub in install()
 

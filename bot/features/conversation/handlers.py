@@ -27,16 +27,16 @@ from bot.core.buttons import Rows
 from bot.core.callbacks import MenuButton, StopButton
 from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, WorksheetState, decode_state
 from bot.features.conversation.views import carry_on_buttons, menu_view, stop_view
-from bot.features.setup.handlers import SetupFeature
 from bot.features.worksheets.handlers.worksheets import WorksheetsFeature
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
 from bot.framework.hub import Hub
+from bot.framework.offers import Onboarding
 from bot.people.service import Person
 
 
 class ConversationFeature:
-    def __init__(self, setup: SetupFeature, worksheets: WorksheetsFeature) -> None:
+    def __init__(self, setup: Onboarding, worksheets: WorksheetsFeature) -> None:
         self.setup = setup
         self.worksheets = worksheets
         self.hub = Hub()  # replaced by the app's hub in install()

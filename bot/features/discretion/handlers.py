@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +25,14 @@ from telegram import BotCommand, BotCommandScopeChat, Message, Update
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
-from bot.content.panic_word import MAX_CHARS, MAX_WORDS, MIN_LETTERS, WordKind, WordProblem
+from bot.content.panic_word import (
+    MAX_CHARS,
+    MAX_WORDS,
+    MIN_LETTERS,
+    WordKind,
+    WordProblem,
+    could_be_word,
+)
 from bot.content.panic_word import check_word as check_panic_word
 from bot.core.buttons import Rows
 from bot.core.callbacks import CrisisButton, DiscretionButton
@@ -34,6 +42,7 @@ from bot.features.discretion.service import Cover, decoy_language
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.framework.chat import (
     current_person,
+    delete_all,
     delete_and_forget,
     delete_quietly,
     is_private,
@@ -46,8 +55,10 @@ from bot.people.service import Person, UnreadableDataError
 
 log = logging.getLogger(__name__)
 
-LOOKUP_BUDGET = 0.3  # seconds the wipe waits for stored ids before the decoy goes out
-STORE_BUDGET = 5.0  # seconds the late deletions may take, after the decoy
+# Seconds the decoy waits for a store that has not answered (not a budget: the read runs
+# on and its ids are deleted after the decoy). Load alone never gets near it.
+STORE_PATIENCE = 10.0
+RETRIES, RETRY_FIRST, RETRY_MOST = 12, 1.0, 60.0  # deletions refused for now, after the decoy
 HANDLED_KEY = "steady.discretion.handled"
 _CRISIS_COMMANDS = ("/sos", "/help")
 
@@ -94,6 +105,7 @@ class DiscretionFeature:
     def __init__(self, crisis: CrisisFeature) -> None:
         self.crisis = crisis
         self.hub = Hub()  # replaced by the app's hub in install()
+        self._finishing: set[asyncio.Task[None]] = set()  # wipes still retrying
 
     def install(self, hub: Hub) -> None:
         self.hub = hub
@@ -104,6 +116,16 @@ class DiscretionFeature:
         hub.after_onboarding.append(self.after_onboarding)
 
     # --- the panic path ---------------------------------------------------------------
+
+    @staticmethod
+    def might_be_word(services: Services) -> Callable[[int, str], bool]:
+        """For the update processor: whether a sender's text is their panic or return
+        word, from memory (a pseudonym and a dict lookup)."""
+
+        def check(user_id: int, text: str) -> bool:
+            return services.cover.match(services.people.person_id(user_id), text) is not None
+
+        return check
 
     async def early(self, update: Update, application: Any) -> bool:
         """The update processor's first look, before any lock or slot: True if this was a
@@ -145,29 +167,63 @@ class DiscretionFeature:
     async def _wipe(
         self, context: Context, person_id: str, cover: Cover, message: Message
     ) -> tuple[tuple[int, ...], Message]:
+        """Everything known goes before the decoy (issue 26): no budget that drops work.
+        The stored ids are awaited; only a store that has not answered in STORE_PATIENCE
+        lets the decoy go first, and then the read runs on and its ids follow. Deletions
+        Telegram could not take for now are retried while the cover holds."""
         services = context.services
         bot, chat_id = services.urgent_bot, cover.chat_id
         # The panic message first: it is on the screen now.
-        await delete_quietly(context, chat_id, [message.message_id], bot=bot)
+        later = await delete_all(context, chat_id, [message.message_id], bot=bot)
         ids = set(services.ledger.pending(person_id))
         stored = asyncio.ensure_future(self._stored_ids(context, person_id))
         try:
-            ids.update(await asyncio.wait_for(asyncio.shield(stored), LOOKUP_BUDGET))
-        except Exception as exc:  # slow or down: the decoy goes out, the rest follows
-            log.warning("panic wipe: stored ids late: %s", type(exc).__name__)
+            ids.update(await asyncio.wait_for(asyncio.shield(stored), STORE_PATIENCE))
+        except TimeoutError:
+            log.warning("panic wipe: stored ids slow; the decoy goes first, the rest follows")
+        except Exception as exc:
+            log.warning("panic wipe: stored ids not read: %s", type(exc).__name__)
         ids.discard(message.message_id)
-        await delete_quietly(context, chat_id, sorted(ids), bot=bot)
+        later += await delete_all(context, chat_id, sorted(ids), bot=bot)
         sent = await _send(context, person_id, chat_id, services.discretion.cover_message(cover))
-        if not stored.done():
-            try:
-                late = await asyncio.wait_for(stored, STORE_BUDGET)
-            except Exception as exc:
-                log.warning("panic wipe: stored ids not read: %s", type(exc).__name__)
-                late = []
-            rest = sorted(set(late) - ids - {sent.message_id, message.message_id})
-            await delete_quietly(context, chat_id, rest, bot=bot)
-            ids.update(rest)
+        if later or not stored.done():
+            task = asyncio.get_running_loop().create_task(
+                self._finish_wipe(context, person_id, chat_id, later, stored, sent.message_id)
+            )
+            self._finishing.add(task)
+            task.add_done_callback(self._finishing.discard)
         return (message.message_id, *sorted(ids)), sent
+
+    async def _finish_wipe(
+        self,
+        context: Context,
+        person_id: str,
+        chat_id: int,
+        later: list[int],
+        stored: asyncio.Future[list[int]],
+        decoy_id: int,
+    ) -> None:
+        """After the decoy: the ids a slow store gave late, and deletions Telegram refused
+        for now, retried with growing pauses while this chat stays in cover."""
+        services = context.services
+        try:
+            # Ids from before the decoy only: a chat's message ids grow, and what came after
+            # it (the decoy's answers in cover) belongs there.
+            late = [i for i in await stored if i < decoy_id]
+        except Exception as exc:
+            log.warning("panic wipe: stored ids not read: %s", type(exc).__name__)
+            late = []
+        wanted = sorted({*later, *late})
+        pause = RETRY_FIRST
+        for _ in range(RETRIES):
+            if not wanted or not services.cover.in_cover(person_id):
+                return
+            wanted = await delete_all(context, chat_id, wanted, bot=services.urgent_bot)
+            if wanted:
+                await asyncio.sleep(pause)  # Telegram unreachable: try again later
+                pause = min(pause * 2, RETRY_MOST)
+        if wanted:
+            log.warning("panic wipe: %d messages could not be deleted", len(wanted))
 
     async def _stored_ids(self, context: Context, person_id: str) -> list[int]:
         services = context.services
@@ -185,12 +241,24 @@ class DiscretionFeature:
         services = context.services
         person_id = services.people.person_id(user.id)
         handled = _handled(context.application).pop(update.update_id, None)
-        if handled is None and services.cover.armed(person_id) is not None:
-            found = _text_of(update)
-            if found is not None and services.cover.match(person_id, found[1]) is not None:
-                # The processor's early look did not run or failed: do it now.
-                await self.early(update, context.application)
-                handled = _handled(context.application).pop(update.update_id, None)
+        found = _text_of(update)
+        if (
+            handled is None
+            and found is not None
+            and services.cover.unsure(person_id)
+            and could_be_word(found[1])
+        ):
+            # Memory cannot rule a word out (its index row lost, or the index unreadable):
+            # before any handler can take this text as an answer, the profile decides.
+            await services.discretion.recover(person_id)
+        if (
+            handled is None
+            and found is not None
+            and services.cover.match(person_id, found[1]) is not None
+        ):
+            # The processor's early look did not run or failed: do it now.
+            await self.early(update, context.application)
+            handled = _handled(context.application).pop(update.update_id, None)
         if handled is not None:
             await self._settle(update, context, person_id, handled)
             raise ApplicationHandlerStop
@@ -243,7 +311,8 @@ class DiscretionFeature:
         command = _command(text)
         if command in _CRISIS_COMMANDS:
             return  # the crisis group answers, then stops the update
-        if text and not command and services.content.detector.detect(text) is not None:
+        screen = services.crisis_screen
+        if text and not command and await screen.detect(text, message.chat.id) is not None:
             await self.crisis.on_message(update, context)
             raise ApplicationHandlerStop
         cover = services.cover.cover(person_id)

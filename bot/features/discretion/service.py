@@ -20,6 +20,7 @@ from datetime import date, timedelta
 from bot.content.decoys import Decoys, start_sequence
 from bot.content.panic_word import PanicWords, WordKind, derive_word_key, word_digest
 from bot.core.clock import Clock
+from bot.core.errors import SteadyError
 from bot.core.languages import LANGUAGES
 from bot.people.ledger import DELETE_WINDOW
 from bot.people.service import PeopleService, Person, Profile, UnreadableDataError
@@ -62,7 +63,7 @@ def decoy_language(code: str | None) -> str:
     return short if short in LANGUAGES else "en"
 
 
-class CoverHolds(Exception):
+class CoverHolds(SteadyError):
     """Raised instead of sending an ordinary message to a chat in cover (an update that was
     in flight when the panic word came): nothing but the decoy may appear there."""
 
@@ -72,6 +73,22 @@ class CoverCache:
         self._armed: dict[str, Armed] = {}
         self._covers: dict[str, Cover] = {}
         self._chats: set[int] = set()
+        # People whose profile was read or written since start: memory knows whether they
+        # set a panic word. Anyone else may have one the index lost (issue 27, finding 9).
+        self._checked: set[str] = set()
+        # Read with a panic word that memory had not armed: the index is missing their row.
+        self._unindexed: set[str] = set()
+
+    def checked(self, person_id: str) -> None:
+        self._checked.add(person_id)
+
+    def unsure(self, person_id: str) -> bool:
+        """Whether memory cannot rule out a panic word for this person: their profile was
+        not read since start (the index is only a list; a row deleted from it must not
+        silence the word), or it was and holds a word memory does not have armed."""
+        if person_id in self._armed:
+            return False
+        return person_id not in self._checked or person_id in self._unindexed
 
     def armed(self, person_id: str) -> Armed | None:
         return self._armed.get(person_id)
@@ -85,6 +102,7 @@ class CoverCache:
             self._armed.pop(person_id, None)
         else:
             self._armed[person_id] = armed
+            self._unindexed.discard(person_id)
 
     def cover(self, person_id: str) -> Cover | None:
         return self._covers.get(person_id)
@@ -113,10 +131,16 @@ class CoverCache:
 
     # PersonListener: a forgotten person leaves nothing in memory.
     def seen(self, person_id: str, profile: Profile, state: str) -> None:
-        return
+        self._checked.add(person_id)
+        if profile.panic_digest is not None and person_id not in self._armed:
+            self._unindexed.add(person_id)
+        else:
+            self._unindexed.discard(person_id)
 
     def forgotten(self, person_id: str) -> None:
         self._armed.pop(person_id, None)
+        self._checked.discard(person_id)
+        self._unindexed.discard(person_id)
         self.leave(person_id)
 
 
@@ -151,9 +175,16 @@ class DiscretionService:
     # --- start-up ---------------------------------------------------------------------
 
     async def load(self) -> int:
-        """Fill memory from the index: each listed person's words and cover state."""
+        """Fill memory from the index: each listed person's words and cover state. An index
+        that cannot be read is no reason not to serve: memory then knows no one, and every
+        text shaped like a word is checked against the writer's profile (`recover`)."""
         loaded = 0
-        for person_id in await self.store.marked():
+        try:
+            marked = await self.store.marked()
+        except Exception as exc:
+            log.warning("panic word index unreadable: %s; checking profiles", type(exc).__name__)
+            return 0
+        for person_id in marked:
             try:
                 person = await self.people.load_by_id(person_id)
             except UnreadableDataError:
@@ -183,6 +214,28 @@ class DiscretionService:
             )
         else:
             self.cache.leave(person.person_id)
+
+    async def recover(self, person_id: str) -> bool:
+        """The fail-safe for a lost index row: read this person's profile (the truth, sealed
+        and versioned, where the index is only a list) and, if it holds a panic word, arm
+        it and put the row back. True if they have a word."""
+        try:
+            person = await self.people.load_by_id(person_id)
+        except UnreadableDataError:
+            return False
+        if person is None:
+            self.cache.checked(person_id)  # nobody stored: nothing to arm
+            return False
+        if person.profile.panic_digest is None:
+            return False
+        self.remember(person)
+        try:
+            await self.store.mark(person_id)
+        except Exception as exc:  # armed in memory anyway; the next start tries again
+            log.warning("panic word index not repaired: %s", type(exc).__name__)
+        else:
+            log.warning("panic word index was missing a row; repaired")
+        return True
 
     # --- choosing the words -----------------------------------------------------------
 

@@ -196,6 +196,9 @@ _ORPHAN_CHECK_SECONDS = 2.0
 
 def _start_worker(cache_dir: str | None, parent: int | None = None) -> None:
     if parent is not None:
+        # The worker's only files are matplotlib's caches, in the data dir: private like
+        # everything else there (matplotlib writes its font list with the umask's mode).
+        os.umask(0o077)
         # A bot killed outright (kill -9, a crash) cannot stop its worker; the worker sees
         # itself handed to another parent and leaves instead of lingering for good.
         threading.Thread(target=_leave_when_orphaned, args=(parent,), daemon=True).start()

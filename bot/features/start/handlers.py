@@ -18,10 +18,10 @@ from bot.features.conversation.views import menu_buttons
 from bot.features.crisis.capture import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME, CoverHolds
 from bot.features.forget import handlers as privacy
-from bot.features.setup.handlers import SetupFeature
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
 from bot.framework.hub import Hub
+from bot.framework.offers import Onboarding
 from bot.framework.router import Router
 from bot.people.service import Person, UnreadableDataError
 
@@ -36,7 +36,7 @@ class BasicsFeature:
     """/start, /settings, /guide, and the entry points app.py wires into the numbered groups
     (the private-chat guard, buttons and free text by route, edits, the fallback)."""
 
-    def __init__(self, setup: SetupFeature) -> None:
+    def __init__(self, setup: Onboarding) -> None:
         self.setup = setup
         self.hub = Hub()  # replaced by the app's hub in install()
 

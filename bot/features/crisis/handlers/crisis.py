@@ -1,9 +1,10 @@
 """Crisis keywords: the first handler group, on every private message, caption and edit.
 
 The reply goes out before anything touches storage. The country comes from memory; on a
-cache miss storage gets LOOKUP_BUDGET seconds, then the main regions' emergency numbers are
-used. The message is not consumed: a worksheet answer or journal reply that contains a
-crisis word is still saved by the later groups, which see `context.crisis`.
+cache miss storage gets LOOKUP_BUDGET seconds, then the numbers of the countries the
+person's Telegram language points to are used, with 112 and 911 for anywhere else. The
+message is not consumed: a worksheet answer or journal reply that contains a crisis word
+is still saved by the later groups, which see `context.crisis`.
 
 Anyone, known or not, can say where they are from the reply (a short list, or a country's
 name typed in any of seven languages): the reply comes again with the local lines, the
@@ -41,6 +42,7 @@ from bot.features.crisis.handlers.country import (
 from bot.features.crisis.handlers.send import (
     KINDS,
     country_of,
+    likely_countries,
     offer_safety_plan,
     send_crisis_reply,
     send_grounding,
@@ -63,9 +65,11 @@ def _early(application: Any) -> dict[int, Early]:
     return found
 
 
-async def reply_early(update: Update, application: Any) -> None:
+async def reply_early(update: Update, application: Any, *, send: bool = True) -> None:
     """Called by the update processor for a crisis message before it waits for anything;
-    the crisis group below then finds the reply sent (keyed by update id)."""
+    the crisis group below then finds the reply sent (keyed by update id). `send=False`:
+    this chat already has replies on their way (a flood of crisis words); only the match
+    is noted, for the later groups, and no further reply is sent."""
     if not is_private(update):
         return
     context = Context.from_update(update, application)
@@ -73,12 +77,18 @@ async def reply_early(update: Update, application: Any) -> None:
     text = (message.text or message.caption or "") if message is not None else ""
     command = text.split(maxsplit=1)[0].split("@")[0] if text.startswith("/") else ""
     if command in ("/sos", "/help"):
-        await _sos(update, context, guide=command == "/help")
+        if send:
+            await _sos(update, context, guide=command == "/help")
         general = CrisisMatch(CrisisKind.GENERAL, frozenset())
         _early(application)[update.update_id] = (general, None, False)
         return
-    match = context.services.content.detector.detect(text) if text else None
+    chat = update.effective_chat
+    screen = context.services.crisis_screen
+    match = await screen.detect(text, chat.id if chat else None) if text else None
     if match is None or command:
+        return
+    if not send:
+        _early(application)[update.update_id] = (match, None, False)
         return
     sent = await respond(update, context, match, message)
     _early(application)[update.update_id] = (match, sent, context.crisis_quiet)
@@ -99,7 +109,8 @@ async def on_message(update: Update, context: Context) -> None:
     text = message.text or message.caption
     if not text or text.startswith("/"):
         return  # commands have their own handlers (/sos and /help show the same lines)
-    match = context.services.content.detector.detect(text)
+    chat = update.effective_chat
+    match = await context.services.crisis_screen.detect(text, chat.id if chat else None)
     if match is None:
         await maybe_typed_country(update, context, text)
         return
@@ -181,7 +192,8 @@ async def on_button(update: Update, context: Context, data: CrisisButton) -> Non
     tx = context.tx
     if action == "more":
         country = await country_of(context, user.id)
-        text = compose_full_list(context.book, country, tx)
+        likely = likely_countries(context, user.language_code) if country is None else []
+        text = compose_full_list(context.book, country, tx, likely)
         await send_urgent(
             update,
             context,

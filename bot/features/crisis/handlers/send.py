@@ -23,6 +23,7 @@ from bot.matching.crisis import CrisisKind
 log = logging.getLogger(__name__)
 
 LOOKUP_BUDGET = 0.3  # seconds the reply may wait for a country not yet in memory
+LIKELY_COUNTRIES = 4  # countries whose numbers someone with no country set is shown
 # Short codes for the kind in callback data (64 bytes at most).
 KIND_CODES = {
     CrisisKind.DANGER: "d",
@@ -64,7 +65,8 @@ def crisis_buttons(
         )
     book = context.book
     if country is None:
-        rows.append([(tx("crisis_help.btn_country"), CrisisButton("where", k).encode())])
+        # First: the numbers above are a guess from their language until they say where.
+        rows.insert(0, [(tx("crisis_help.btn_country"), CrisisButton("where", k).encode())])
     elif needs_nation(book, country):
         parts: list[Button] = [
             (part.name, CrisisButton("cty", f"{k}:{part.code}").encode())
@@ -118,7 +120,9 @@ async def send_crisis_reply(
     if user is None:
         return None
     country = await country_of(context, user.id)
-    text = reply_text(context, kind, country, guide_hint=guide_hint)
+    text = reply_text(
+        context, kind, country, guide_hint=guide_hint, language_code=user.language_code
+    )
     trigger_id = trigger.message_id if trigger is not None else None
     sent = await send_urgent(
         update,
@@ -133,8 +137,25 @@ async def send_crisis_reply(
     return sent
 
 
+def likely_countries(context: Context, language_code: str | None) -> list[tuple[str, str]]:
+    """(code, name) of the countries to show someone whose country is not known: where
+    their Telegram language (else the bot's language for them) is spoken."""
+    content = context.services.content
+    featured: list[str] = content.texts.data["featured_countries"]
+    codes = content.places.speaking(featured, language_code or context.language)
+    return [
+        (code, name_in(code, content.helplines, context.language))
+        for code in codes[:LIKELY_COUNTRIES]
+    ]
+
+
 def reply_text(
-    context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
+    context: Context,
+    kind: CrisisKind,
+    country: str | None,
+    *,
+    guide_hint: bool = False,
+    language_code: str | None = None,
 ) -> str:
     content = context.services.content
     label = name_in(country, content.helplines, context.language) if country else None
@@ -145,6 +166,7 @@ def reply_text(
         context.tx,
         country_label=label,
         guide_hint=guide_hint,
+        likely=likely_countries(context, language_code) if country is None else (),
     )
 
 

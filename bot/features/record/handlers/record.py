@@ -22,7 +22,6 @@ from bot.features.record import views
 from bot.features.record.handlers.files import on_media, send_files, send_record_export
 from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
 from bot.features.record.service import AMEND, FullEntry, should_offer
-from bot.features.setup.handlers import SetupFeature
 from bot.framework.chat import (
     current_person,
     delete_and_forget,
@@ -36,13 +35,14 @@ from bot.framework.chat import (
 )
 from bot.framework.context import Context
 from bot.framework.hub import Hub
+from bot.framework.offers import SettingsMenu
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
 
 
 class RecordFeature:
-    def __init__(self, settings_menu: SetupFeature) -> None:
+    def __init__(self, settings_menu: SettingsMenu) -> None:
         self.settings_menu = settings_menu
         self.steps = EntrySteps()
 
