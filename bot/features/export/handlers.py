@@ -25,9 +25,7 @@ async def export_command(update: Update, context: Context) -> None:
 
 async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     tx = context.tx
-    doc, day = await context.services.exporter.document(
-        person, context.services.content.locales[context.language]
-    )
+    doc, day = await context.services.exporter.document(person, context.locale)
     if doc.is_empty:
         # The record has its own file (for an advocate); /export covers it too.
         if not await send_record_export(context, person, pdf=pdf):

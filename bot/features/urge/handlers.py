@@ -205,7 +205,7 @@ class UrgeFeature:
             await context.services.people.set_state(person, "")
 
     async def _surf(self, context: Context, person: Person, urge_id: str, index: int) -> None:
-        steps = surf_steps(context.services.content.locales[context.language].texts)
+        steps = surf_steps(context.locale.texts)
         if index >= len(steps):
             await tell(context, person, *after_view(context.tx, urge_id))
             return
