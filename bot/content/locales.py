@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
@@ -39,6 +39,42 @@ def primary_subtag(code: str | None) -> str | None:
     if not code:
         return None
     return code.replace("_", "-").split("-", 1)[0].lower() or None
+
+
+def _region(code: str | None) -> str | None:
+    """Telegram's IETF tag's region: "pt-PT" -> "PT", "pt" -> None."""
+    parts = (code or "").replace("_", "-").split("-")
+    return parts[1].upper() if len(parts) > 1 and len(parts[1]) == 2 else None
+
+
+def variant_parity(language: Mapping[str, Any], variant: object) -> list[Problem]:
+    """A regional variant's texts file against its language's: only keys the language has
+    (a variant overlays, it may leave any key to the language), the same placeholders, no
+    empty text, nothing over Telegram's message limit."""
+    if variant is None:
+        return []
+    if not isinstance(variant, Mapping):
+        return [Problem((), "expected a mapping of text keys")]
+    theirs, mine = _leaves(language), _leaves(variant)
+    problems: list[Problem] = []
+    for path, value in mine.items():
+        if path not in theirs:
+            problems.append(Problem(path, f"extra key {_dotted(path)} (the language has none)"))
+        elif isinstance(theirs[path], str):
+            _check_string(path, value, str(theirs[path]), problems)
+    return problems
+
+
+def overlay_variant(language: Mapping[str, Any], variant: Mapping[str, Any]) -> dict[str, Any]:
+    """The language's texts with the variant's strings in place (parity already checked)."""
+    merged = dict(language)
+    for key, value in variant.items():
+        mine = merged.get(key)
+        if isinstance(value, Mapping) and isinstance(mine, Mapping):
+            merged[key] = overlay_variant(mine, value)
+        else:
+            merged[key] = value
+    return merged
 
 
 @cache
@@ -308,6 +344,9 @@ class Locale:
     worksheets: Mapping[str, Worksheet]  # translations by id; empty for English (the source)
     prompts: Mapping[str, str]  # prompt id -> text
     book: Book  # the helplines, their hours and notes in this language
+    # Regional variants by country ("PT": European Portuguese), each complete: the
+    # language's texts with the variant's overlaid (content/locales/<lang>/variants/<CC>/).
+    variants: Mapping[str, Locale] = field(default_factory=dict)
 
 
 class Locales:
@@ -330,6 +369,18 @@ class Locales:
         """Our language for a Telegram `language_code`, or None when we do not serve it."""
         tag = primary_subtag(code)
         return tag if tag in self._locales else None
+
+    def variant(self, code: str | None, country: str | None, telegram: str | None = None) -> Locale:
+        """The language, in the regional variant its person's country speaks, else the one
+        Telegram's tag names ("pt-PT"); else the language as it is. A person in Portugal
+        whose Telegram says "pt-BR" chose Brazilian Portuguese on their phone: that wins."""
+        base = self[code]
+        region = _region(telegram) if primary_subtag(telegram) == base.code else None
+        if region is not None and region in base.variants:
+            return base.variants[region]
+        if region is None and country in base.variants:
+            return base.variants[str(country)]
+        return base
 
     def resolve(self, stored: str | None, telegram: str | None) -> str:
         """The stored choice; else Telegram's language if enabled; else English."""

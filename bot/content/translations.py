@@ -117,7 +117,59 @@ def load_locale(
     if found:
         return None
     texts = Texts(text_data)
-    return Locale(code, texts, in_order(worksheets, texts), prompt_texts, book)
+    ordered = in_order(worksheets, texts)
+    variants = _variants(folder, code, english, text_data, prompt_texts, ordered, book, problems)
+    return Locale(code, texts, ordered, prompt_texts, book, variants)
+
+
+def _variants(
+    folder: Path,
+    code: str,
+    english: English,
+    text_data: dict[str, Any],
+    prompt_texts: dict[str, str],
+    worksheets: dict[str, Worksheet],
+    book: Book,
+    problems: list[str],
+) -> dict[str, Locale]:
+    """content/locales/<lang>/variants/<CC>/: a country's own wording of the language
+    (European Portuguese for "PT"), overlaid on the language key by key; whatever it does
+    not hold, the language says. Checked by `variant_parity`; docs/content.md."""
+    found: dict[str, Locale] = {}
+    for place in sorted(p for p in (folder / "variants").glob("*") if p.is_dir()):
+        trouble: list[str] = []
+        if not (len(place.name) == 2 and place.name.isupper()):
+            trouble.append(f"{place}:1: a variant's folder is a country code, like PT")
+        data = dict(text_data)
+        for file in sorted((place / "texts").glob("*.yaml")):
+            if file.name not in english.texts:
+                trouble.append(f"{file}:1: extra file (English has no {file.name})")
+                continue
+            doc = load_yaml(file, trouble)
+            if doc is None:
+                continue
+            wrong = loc.variant_parity(text_data, doc.data)
+            report(doc, wrong, trouble)
+            if not wrong and isinstance(doc.data, dict):
+                data = loc.overlay_variant(data, doc.data)
+        prompts = dict(prompt_texts)
+        own_prompts = place / "prompts.yaml"
+        doc = load_yaml(own_prompts, trouble) if own_prompts.is_file() else None
+        if doc is not None:
+            own = (doc.data or {}).get("prompts") if isinstance(doc.data, dict) else None
+            if not isinstance(own, dict):
+                trouble.append(f"{doc.file}:1: expected prompts: {{id: text}}")
+            else:
+                for pid, text in own.items():
+                    if pid not in prompt_texts or not isinstance(text, str) or not text.strip():
+                        trouble.append(f"{doc.file}:1: {pid}: no such prompt, or empty")
+                    else:
+                        prompts[pid] = text.strip()
+        problems.extend(trouble)
+        if not trouble:
+            texts = Texts(data)
+            found[place.name] = Locale(code, texts, worksheets, prompts, book)
+    return found
 
 
 def _present(file: Path, found: list[str]) -> Doc | None:

@@ -95,16 +95,20 @@ class RecordState:
         return [m for m in (self.question_message, self.saved_message) if m]
 
 
-_URGE = re.compile(r"urge:(trigger|draft|reasons):([0-9a-f]{24}|-)")
+_URGE = re.compile(r"urge:(trigger|draft|reasons):([0-9a-f]{24}|-)(?::([0-9]+))?")
 
 
 @dataclass(frozen=True)
 class UrgeState:
     step: str
     urge_id: str = "-"
+    # The message that asked for the words (0: none kept): in discreet mode it leaves
+    # the chat with the answer.
+    asked: int = 0
 
     def encode(self) -> str:
-        return f"{URGE_PREFIX}:{self.step}:{self.urge_id}"
+        tail = f":{self.asked}" if self.asked else ""
+        return f"{URGE_PREFIX}:{self.step}:{self.urge_id}{tail}"
 
 
 @dataclass(frozen=True)
@@ -137,7 +141,7 @@ def decode_state(state: str) -> PersonState | None:
         )
     urge = _URGE.fullmatch(state)
     if urge is not None:
-        return UrgeState(urge.group(1), urge.group(2))
+        return UrgeState(urge.group(1), urge.group(2), int(urge.group(3) or 0))
     discretion = _DISCRETION.fullmatch(state)
     if discretion is not None:
         return DiscretionState(discretion.group(1))

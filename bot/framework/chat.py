@@ -106,6 +106,15 @@ async def remember(
     )
 
 
+def hold_if_cover(context: Context, chat_id: int) -> None:
+    """The one check every send makes just before it goes (`say`, and the few sends of a
+    file or photo that cannot go through it): a chat in the panic cover gets nothing but
+    the decoy. Raised, not returned, so no caller can forget to look; the error handler
+    and the jobs take it quietly. tests/unit/test_send_path.py holds every send to it."""
+    if context.services.cover.chat_in_cover(chat_id):
+        raise CoverHolds
+
+
 async def say(
     context: Context,
     chat_id: int,
@@ -118,8 +127,8 @@ async def say(
     bot: Bot | None = None,
     quotes: str | None = None,
 ) -> Message:
-    if bot is None and context.services.cover.chat_in_cover(chat_id):
-        raise CoverHolds  # only the urgent bot (decoy, crisis lines) speaks in cover
+    if bot is None:  # only the urgent bot (decoy, crisis lines) speaks in cover
+        hold_if_cover(context, chat_id)
     rich = text if isinstance(text, Rich) else Rich(text)
     entities = [MessageEntity(s.kind, s.offset, s.length) for s in rich.spans]
     message = await (bot or context.bot).send_message(

@@ -11,6 +11,7 @@ from telegram.ext import Application, CallbackContext, ExtBot
 from bot.config import Settings
 from bot.content.crisis_reply import Book
 from bot.content.loader import Content
+from bot.content.locales import Locale
 from bot.content.texts import Tx
 from bot.content.worksheet_model import Worksheet
 from bot.core import local_format
@@ -147,7 +148,7 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
     @property
     def book(self) -> Book:
         """The helplines with their hours and notes in this update's language."""
-        return self.services.content.locales[self.language].book
+        return self.locale.book
 
     @property
     def formats(self) -> str:
@@ -156,15 +157,26 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         return local_format.locale_for(self.language, self._country)
 
     @property
+    def locale(self) -> Locale:
+        """This update's language in the person's regional variant (European Portuguese in
+        Portugal): the country they gave, else the one memory holds for the crisis path
+        (never a storage read), else the region of Telegram's `language_code`."""
+        services = self.services
+        country = self._country
+        if country is None and self._user_id is not None:
+            country = services.crisis_cache.country(services.people.person_id(self._user_id))
+        return services.content.locales.variant(self.language, country, self.telegram_language)
+
+    @property
     def tx(self) -> Tx:
         """This update's translator: every UI text a handler or view shows comes through
         here, so a person's language is chosen in this one place (`language`)."""
-        return self.services.content.locales[self.language].texts
+        return self.locale.texts
 
     def local(self, worksheet: Worksheet) -> Worksheet:
         """The worksheet in this update's language: the same ids, sections and questions
         (a translation overlays only strings), so it stands in for the English one anywhere."""
-        return self.services.content.locales[self.language].worksheets.get(worksheet.id, worksheet)
+        return self.locale.worksheets.get(worksheet.id, worksheet)
 
     @property
     def services(self) -> Services:

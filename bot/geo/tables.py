@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
 
+from babel import Locale
+
 
 @dataclass(frozen=True)
 class Zone:
@@ -64,7 +66,30 @@ def find_country(text: str, aliases: Mapping[str, str]) -> str | None:
     for code, name in names.items():
         if fold(name) == wanted:
             return code
-    return None
+    return _cldr_country_names().get(wanted)
+
+
+# The languages whose country names are understood ("Kanada", "Brasil", "Estados Unidos").
+NAME_LANGUAGES: tuple[str, ...] = ("en", "es", "fr", "de", "it", "nl", "pt", "pt_PT")
+
+
+@cache
+def _cldr_country_names() -> dict[str, str]:
+    """Folded country names in every language the bot speaks (CLDR, through Babel) -> code,
+    for the countries tzdata knows; a name two countries share in different languages is
+    left out rather than guessed."""
+    known = country_names()
+    found: dict[str, str] = {}
+    clashes: set[str] = set()
+    for language in NAME_LANGUAGES:
+        for code, name in Locale.parse(language).territories.items():
+            if code not in known:
+                continue
+            key = fold(name)
+            if found.get(key, code) != code:
+                clashes.add(key)
+            found[key] = code
+    return {key: code for key, code in found.items() if key not in clashes}
 
 
 def zones_for(country: str) -> tuple[Zone, ...]:

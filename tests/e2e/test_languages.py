@@ -25,6 +25,7 @@ from bot.features.checkins.handlers import JOB_NAME
 from bot.geo import lookup as geo
 from bot.logs import pin_noisy_loggers
 from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
+from tests.e2e.jobs import pause_every_job, run_every_job
 from tests.locale_fill import LANGUAGES, complete_content, english_sentences, shown
 
 # The crisis word a person types in each language (content/crisis_terms.yaml).
@@ -139,6 +140,47 @@ async def send_as(bot: BotUnderTest, text: str, language: str) -> None:
     bot.emu.user_sends(USER, text, language_code=language)
 
 
+def ending_with(message: SentMessage, suffix: str) -> str:
+    found = [d for _, d in buttons_of(message) if d.endswith(suffix)]
+    assert found, f"no button ending {suffix!r} on {message.text!r}"
+    return found[0]
+
+
+async def urge_walk(bot: BotUnderTest, code: str) -> None:
+    """Every step of /urge, with a held draft; then the jobs: the check-back 20 minutes on,
+    the draft's offer back the next day. Nothing of it may be English."""
+    pause_every_job(bot)
+    await send_as(bot, "/urge", code)
+    ask = await next_with_button(bot, "urg:s:")
+    bot.emu.user_presses(USER, ask.message_id, "urg:s:7")
+    trigger = await next_with_button(bot, "urg:t:")
+    bot.emu.user_presses(USER, trigger.message_id, data_with(trigger, "urg:t:"))
+    offer = await next_with_button(bot, "urg:dw:")
+    bot.emu.user_presses(USER, offer.message_id, data_with(offer, "urg:dw:"))
+    await bot.next()  # "Write it here"
+    await send_as(bot, "words I will not send", code)
+    step = await next_with_button(bot, "urg:n:")
+    steps = 1
+    while any(d.startswith("urg:n:") for _, d in buttons_of(step)):
+        bot.emu.user_presses(USER, step.message_id, data_with(step, "urg:n:"))
+        step = await next_with_button(bot, "urg:n:", "urg:a:")
+        steps += 1
+    assert steps > 3  # every breathing step was shown
+    bot.emu.user_presses(USER, step.message_id, ending_with(step, ":done"))
+    await bot.next()
+    bot.clock.advance(timedelta(minutes=21))
+    await run_every_job(bot)
+    check_back = await next_with_button(bot, "urg:f:")
+    bot.emu.user_presses(USER, check_back.message_id, ending_with(check_back, ":3"))
+    await bot.next()
+    bot.clock.advance(timedelta(hours=25))
+    await run_every_job(bot)
+    offer_back = await next_with_button(bot, "urg:dr:")
+    bot.emu.user_presses(USER, offer_back.message_id, data_with(offer_back, "urg:dr:"))
+    await next_with_button(bot, "urg:dk:")
+    await run_every_job(bot)
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: str) -> None:
     bot, code = polyglot, TELEGRAM_CODE[lang]
@@ -235,6 +277,10 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     reply = await next_with_button(bot, "crisis:more")
     bot.emu.user_presses(USER, reply.message_id, data_with(reply, "crisis:more"))
     await bot.next(containing=tx("crisis_help.heading_elsewhere")[:12])
+
+    # /urge to the end, then what its job sends later: the check-back, the draft offered
+    # back the next day (and the next day's check-in), every scheduled job run.
+    await urge_walk(bot, code)
 
     # /forget: the question, and the goodbye, in the language too.
     await send_as(bot, "/forget", code)

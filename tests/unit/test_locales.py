@@ -14,13 +14,16 @@ from bot.content.helpline_texts import strings_parity
 from bot.content.loader import check_report, load_content
 from bot.content.locales import (
     Locales,
+    overlay_variant,
     primary_subtag,
     prompt_parity,
     text_parity,
+    variant_parity,
     worksheet_parity,
 )
 from bot.core.problems import Problem
 from bot.core.telegram_text import MESSAGE_LIMIT
+from tests.conftest import shared_content
 from tests.locale_fill import complete_content
 
 EN_TEXTS: dict[str, Any] = {
@@ -325,3 +328,30 @@ def test_a_translation_folder_the_code_does_not_know_is_a_problem(
     joined = "\n".join(problems)
     assert "locales/pl:1: not in bot/core/languages.py LANGUAGES" in joined
     assert "no folder for nl, which bot/core/languages.py lists" in joined
+
+
+# --- regional variants (issue 23: European Portuguese) -----------------------------------
+
+
+def test_a_variant_overlays_only_keys_the_language_has() -> None:
+    language = {"setup": {"ask": "Em que país você está?", "set": "País: {country}."}}
+    assert variant_parity(language, {"setup": {"ask": "Em que país está?"}}) == []
+    extra = variant_parity(language, {"setup": {"typo": "x"}})
+    assert [p.message for p in extra] == ["extra key setup.typo (the language has none)"]
+    wrong = variant_parity(language, {"setup": {"set": "País: {pais}."}})
+    assert "placeholders differ" in wrong[0].message
+    assert "non-empty" in variant_parity(language, {"setup": {"ask": " "}})[0].message
+    merged = overlay_variant(language, {"setup": {"ask": "Em que país está?"}})
+    assert merged == {"setup": {"ask": "Em que país está?", "set": "País: {country}."}}
+
+
+def test_which_variant_a_person_reads() -> None:
+    locales = shared_content().locales
+    european = locales["pt"].variants["PT"]
+    assert locales.variant("pt", "PT") is european  # the country, Telegram saying "pt"
+    assert locales.variant("pt", None, "pt-PT") is european  # Telegram's region
+    assert locales.variant("pt", "PT", "pt-BR") is locales["pt"]  # the phone's choice wins
+    assert locales.variant("pt", "BR") is locales["pt"]
+    assert locales.variant("es", "PT") is locales["es"]  # only where a variant exists
+    assert european.texts("setup.time_unknown") != locales["pt"].texts("setup.time_unknown")
+    assert european.texts("urge.label") == locales["pt"].texts("urge.label")  # left to pt

@@ -180,6 +180,26 @@ async def test_a_typed_zone_is_checked(world: World) -> None:
     assert (await world.reload()).profile.timezone == "Europe/London"
 
 
+async def test_a_country_typed_at_the_zone_question_offers_its_zones(world: World) -> None:
+    world.person.profile.country = "GB"
+    await world.at("timezone")
+    for typed in ("Canada", "canadá", "Kanada"):
+        asked = await world.flow.typed(world.person, typed)
+        assert isinstance(asked, Question) and asked.named and asked.country == "CA"
+        names = {z.name for z in asked.zones}
+        assert {"America/Toronto", "America/Vancouver"} <= names
+    assert await world.flow.typed(world.person, "Narnia") == Retry("setup.timezone_unknown")
+    reloaded = await world.reload()
+    assert reloaded.profile.country == "GB" and reloaded.profile.timezone is None
+    assert reloaded.state == SetupState("timezone", ONBOARDING).encode()  # still asking
+
+
+async def test_a_local_way_of_writing_the_time_is_taken(world: World) -> None:
+    for typed, stored in (("20h30", "20:30"), ("20 Uhr", "20:00"), ("às 21h", "21:00")):
+        await world.at("time")
+        assert await world.flow.typed(world.person, typed) == TimeSet(stored, paused=False)
+
+
 async def test_a_typed_time_turns_check_ins_on_and_a_pause_stays(world: World) -> None:
     await world.at("time")
     assert await world.flow.typed(world.person, "half past twelve?!") == Retry("setup.time_unknown")

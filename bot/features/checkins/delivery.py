@@ -233,6 +233,7 @@ class Claim:
     next_due_date: str | None
     count_line: bool = False  # the person wants their no-contact day in the check-in
     language: str | None = None  # the person's stored choice (the sender has no update)
+    country: str | None = None  # picks a regional variant (pt in Portugal)
     # (profile_enc, chat_enc) as the claim read them: the re-read before the send can tell
     # that nothing changed without decrypting again.
     sealed: tuple[bytes, bytes] | None = None
@@ -271,6 +272,7 @@ class _Plan:
     silent: bool = False
     count_line: bool = False
     language: str | None = None
+    country: str | None = None
 
 
 # A day's prompt is out in the chat (it can be snoozed; skipping it skips a sent one).
@@ -518,6 +520,7 @@ class Dispatcher:
         plan.silent = profile.silent
         plan.count_line = profile.nocontact_in_checkin
         plan.language = profile.language
+        plan.country = profile.country
         if action is Action.SEND:
             plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
         elif action is Action.RESEND:
@@ -565,6 +568,7 @@ class Dispatcher:
                 next_due_date=nxt_day,
                 count_line=plan.count_line,
                 language=plan.language,
+                country=plan.country,
                 sealed=(row.profile_enc, row.chat_enc),
             )
         return None

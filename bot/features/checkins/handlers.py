@@ -74,7 +74,7 @@ def make_sender(
     markups: dict[str, str] = {}
 
     async def send(claim: Claim) -> int:
-        locale = locales[claim.language]
+        locale = locales.variant(claim.language, claim.country)
         tx = locale.texts
         cache_key = f"{claim.local_date}:{claim.neutral}:{locale.code}"
         markup = markups.get(cache_key)
@@ -384,7 +384,7 @@ class DailyFeature:
 
 
 def _prompts(context: Context) -> dict[str, str]:
-    return dict(context.services.content.locales[context.language].prompts)
+    return dict(context.locale.prompts)
 
 
 async def _drop_buttons(update: Update) -> None:

@@ -29,9 +29,10 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import math
-import re
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo, available_timezones
+
+from bot.core.typed_time import parse_time_of_day
 
 __all__ = [
     "DailySchedule",
@@ -159,53 +160,10 @@ def next_occurrence(
     raise AssertionError("no occurrence found within the search window")
 
 
-_TIME_RE = re.compile(
-    r"""
-    ^(?:
-        (?P<hour>\d{1,2}) (?: [:.] (?P<minute>\d{2}) )?     # 7, 07, 7:30, 7.30, 19:05
-      | (?P<hhmm>\d{4})                                     # 0730, 1905
-    )
-    \s* (?: (?P<half>[ap]) \.? \s* m \.? )? $               # am, pm, a.m., p.m.
-    """,
-    re.VERBOSE | re.IGNORECASE,
-)
-
-_WORDS = {"noon": dt.time(12, 0), "midday": dt.time(12, 0), "midnight": dt.time(0, 0)}
-
-
 def parse_local_time(text: str) -> dt.time | None:
-    """Read a wall-clock time as a person might type it; None if it is not one.
-
-    Accepted: ``7:30``, ``07:30``, ``19:05``, ``7.30``, ``0730`` (four digits, 24-hour),
-    a bare hour ``7`` or ``19`` (24-hour, so ``7`` is 07:00; the bot echoes the time back
-    for the person to confirm), ``7pm``, ``7:30 pm``, ``7.30 a.m.``, and the words ``noon``,
-    ``midday`` and ``midnight``. With am/pm the hour must be 1-12 (``12am`` is 00:00).
-    Rejected: anything out of range (``24:00``, ``7:60``, ``13pm``), one-digit minutes
-    (``7:5``), three digits (``730``, too easy to mistype), seconds, and anything else.
-    """
-    cleaned = text.strip().lower()
-    if cleaned in _WORDS:
-        return _WORDS[cleaned]
-    # A time is short; bounding the length keeps odd input from reaching the regex at all.
-    if len(cleaned) > 12:
-        return None
-    match = _TIME_RE.match(cleaned)
-    if match is None:
-        return None
-    if match["hhmm"] is not None:
-        if match["half"] is not None:
-            return None  # "0730pm" mixes two conventions; better to ask again.
-        hour, minute = int(match["hhmm"][:2]), int(match["hhmm"][2:])
-    else:
-        hour = int(match["hour"])
-        minute = int(match["minute"]) if match["minute"] is not None else 0
-    if match["half"] is not None:
-        if not 1 <= hour <= 12:
-            return None
-        hour = hour % 12 + (12 if match["half"] == "p" else 0)
-    if not (0 <= hour <= 23 and 0 <= minute <= 59):
-        return None
-    return dt.time(hour, minute)
+    """Read a wall-clock time as a person might type it, in any of the bot's languages;
+    None if it is not one. The rules and their reasons: bot/core/typed_time.py."""
+    return parse_time_of_day(text)
 
 
 def lateness_allowed(

@@ -12,7 +12,7 @@ from bot.core.callbacks import WorksheetButton
 from bot.features.export import render as export
 from bot.features.record.handlers.files import send_record_export
 from bot.features.tidy.handlers import export_buttons, export_caption, remove_later
-from bot.framework.chat import keyboard, private_command_person, remember, say
+from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
 from bot.people.service import Person
 
@@ -25,9 +25,7 @@ async def export_command(update: Update, context: Context) -> None:
 
 async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     tx = context.tx
-    doc, day = await context.services.exporter.document(
-        person, context.services.content.locales[context.language]
-    )
+    doc, day = await context.services.exporter.document(person, context.locale)
     if doc.is_empty:
         # The record has its own file (for an advocate); /export covers it too.
         if not await send_record_export(context, person, pdf=pdf):
@@ -43,6 +41,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         name, caption = export.filename(day, "md"), tx("worksheets.export.caption")
         buttons = [[(tx("worksheets.export.btn_pdf"), WorksheetButton("pdf").encode())]]
     buttons += export_buttons(context, person)
+    hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
     sent = await context.bot.send_document(
         person.chat_id,
         InputFile(io.BytesIO(data), filename=name),

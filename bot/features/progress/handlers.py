@@ -21,6 +21,7 @@ from bot.framework.chat import (
     Button,
     command_person,
     current_person,
+    hold_if_cover,
     remember,
     replace_or_say,
     say,
@@ -95,6 +96,7 @@ class ProgressFeature:
             return
         caption = reading_text(tx, reading)
         rendered = await services.chart.render(data, ChartLabels.from_texts(tx, context.formats))
+        hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
         message = await context.bot.send_photo(
             person.chat_id, rendered.png, caption=caption, protect_content=True
         )

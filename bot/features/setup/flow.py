@@ -59,6 +59,7 @@ class Question:
     countries: tuple[str, ...] = ()
     zones: tuple[Zone, ...] = ()
     country: str | None = None
+    named: bool = False  # the zones of a country the person typed: the question names it
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,7 @@ class TimeSet:
     paused: bool
 
 
-Typed = Retry | CountrySet | ZoneSet | TimeSet
+Typed = Retry | CountrySet | ZoneSet | TimeSet | Question
 
 
 class Safety(Enum):
@@ -207,6 +208,16 @@ class SetupFlow:
         await self._wait(person, step, mode)
         return Question(step, mode, countries=self._featured if step == "country" else ())
 
+    def _zones_of_country(self, text: str, mode: str) -> Question | None:
+        """A country with several clocks typed at the zone question ("Canada", "Brasil"):
+        its zones as buttons. The country itself stays as it was: only the zone is asked."""
+        code = geo.find_country(text, self._aliases)
+        # Every clock, not the first eight: Canada's Pacific coast comes tenth in zone.tab.
+        zones = geo.distinct_zones(code, self._clock().year) if code else ()
+        if code is None or len(zones) < 2:
+            return None
+        return Question("timezone", mode, zones=zones, country=code, named=True)
+
     async def _wait(self, person: Person, step: str, mode: str) -> None:
         await self._people.set_state(person, SetupState(step, mode).encode())
 
@@ -224,7 +235,7 @@ class SetupFlow:
         if step == "timezone":
             zone = geo.find_timezone(text, person.profile.country, self._clock())
             if zone is None or not is_valid_timezone(zone):
-                return Retry("setup.timezone_unknown")
+                return self._zones_of_country(text, mode) or Retry("setup.timezone_unknown")
             return await self._set_zone(person, zone)
         if step == "time":
             parsed = parse_local_time(text)

@@ -40,6 +40,7 @@ from bot.features.setup.flow import (
     AskNext,
     CountrySet,
     Finish,
+    Question,
     Retry,
     Safety,
     TimeSet,
@@ -238,6 +239,10 @@ class SetupFeature:
         outcome = await context.services.setup.typed(person, text)
         if isinstance(outcome, Retry):
             await say(context, person.chat_id, context.tx(outcome.key), person=person)
+        elif isinstance(outcome, Question):  # a country typed at the zone question
+            name = functools.partial(country_name, context)
+            text, rows = question_view(context.tx, outcome, name, context.language)
+            await self._question(update, context, person, mode, text, rows)
         else:
             await self._changed(update, context, person, outcome, mode)
 

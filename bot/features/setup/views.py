@@ -47,8 +47,11 @@ def question_view(
         rows = country_buttons(tx, [(c, country_name(c)) for c in q.countries])
         return tx("setup.ask_country"), rows
     if q.step == "timezone":
+        rows = zone_buttons(q.zones, q.country, language)
+        if q.named and q.country is not None:
+            return tx("setup.ask_timezone_country", country=country_name(q.country)), rows
         key = "setup.ask_timezone_choice" if q.zones else "setup.ask_timezone_typed"
-        return tx(key), zone_buttons(q.zones, q.country, language)
+        return tx(key), rows
     if q.step == "time":
         if q.mode == SETTINGS:
             # They chose to change the time: not "would you like check-ins?" again.

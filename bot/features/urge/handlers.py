@@ -20,6 +20,7 @@ from bot.content.urge_texts import surf_steps
 from bot.core.callbacks import UrgeButton
 from bot.core.state import URGE_PREFIX, UrgeState, urge_state
 from bot.features.crisis.handlers.keep import add_under_reply
+from bot.features.discretion.service import CONFIRMATION_LIFETIME, CoverHolds
 from bot.features.urge.service import UrgeService, zone_of
 from bot.features.urge.views import (
     after_view,
@@ -44,10 +45,8 @@ from bot.framework.chat import (
     command_person,
     current_person,
     delete_and_forget,
-    keyboard,
     pressed_message,
     release,
-    remember,
     replace_or_say,
     say,
     tell,
@@ -87,6 +86,8 @@ class UrgeFeature:
     async def urge_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
         if person is not None:
+            if update.message is not None:  # the command names the flow: discreet, it goes
+                await self._discreet(context, person, update.message.message_id)
             await self._begin(context, person)
 
     async def reasons_command(self, update: Update, context: Context) -> None:
@@ -141,7 +142,9 @@ class UrgeFeature:
                 return
             await release(context, person, pressed)
             if data.arg == "other":
-                await tell(context, person, *typed_trigger_view(tx, item))
+                asked = await tell(context, person, *typed_trigger_view(tx, item))
+                state = UrgeState("trigger", item, asked.message_id)
+                await context.services.people.set_state(person, state.encode())
                 return
             try:
                 await urges.set_trigger(person, item, data.arg)
@@ -155,8 +158,9 @@ class UrgeFeature:
             await tell(context, person, *draft_offer_view(tx, item, named=False))
         elif action == "dw":
             await release(context, person, pressed)
-            await context.services.people.set_state(person, UrgeState("draft", item).encode())
-            await tell(context, person, tx("urge.draft.ask"))
+            asked = await tell(context, person, tx("urge.draft.ask"))
+            state = UrgeState("draft", item, asked.message_id)
+            await context.services.people.set_state(person, state.encode())
         elif action == "dn":
             await release(context, person, pressed)
             await self._surf(context, person, item, 0)
@@ -192,15 +196,16 @@ class UrgeFeature:
             await tell(context, person, *reasons_view(tx, reasons), protect=True)
         elif action == "redit":
             await release(context, person, pressed)
-            await context.services.people.set_state(person, UrgeState("reasons").encode())
-            await tell(context, person, tx("reasons.ask"))
+            asked = await tell(context, person, tx("reasons.ask"))
+            state = UrgeState("reasons", asked=asked.message_id)
+            await context.services.people.set_state(person, state.encode())
 
     async def _leave_state(self, context: Context, person: Person) -> None:
         if urge_state(person.state) is not None:
             await context.services.people.set_state(person, "")
 
     async def _surf(self, context: Context, person: Person, urge_id: str, index: int) -> None:
-        steps = surf_steps(context.services.content.texts)
+        steps = surf_steps(context.locale.texts)
         if index >= len(steps):
             await tell(context, person, *after_view(context.tx, urge_id))
             return
@@ -259,7 +264,7 @@ class UrgeFeature:
             await urges.set_reasons(person, text)
             context.note_saved(update.update_id)
             await context.services.people.set_state(person, "")
-            await self._discreet(context, person, message.message_id)
+            await self._discreet(context, person, message.message_id, state.asked)
             if not crisis:
                 await tell(context, person, tx("reasons.saved"))
             return
@@ -270,7 +275,7 @@ class UrgeFeature:
             await urges.set_trigger(person, state.urge_id, "other", text)
             context.note_saved(update.update_id)
             await context.services.people.set_state(person, "")
-            await self._discreet(context, person, message.message_id)
+            await self._discreet(context, person, message.message_id, state.asked)
             if crisis:
                 await self._offer_continue(context, person, UrgeButton("tk", state.urge_id))
             else:
@@ -280,11 +285,15 @@ class UrgeFeature:
             log.info("draft held")
             context.note_saved(update.update_id)
             await context.services.people.set_state(person, "")
-            await self._discreet(context, person, message.message_id)
+            await self._discreet(context, person, message.message_id, state.asked)
             if crisis:
                 await self._offer_continue(context, person, UrgeButton("dn", state.urge_id))
             else:
-                await tell(context, person, tx("urge.draft.held"))
+                held = await tell(context, person, tx("urge.draft.held"))
+                if person.profile.discreet:  # says a message is held: read, then gone
+                    await context.services.discretion.remove_later(
+                        person.person_id, held.message_id, CONFIRMATION_LIFETIME
+                    )
                 await self._surf(context, person, state.urge_id, 0)
 
     async def _offer_continue(self, context: Context, person: Person, then: UrgeButton) -> None:
@@ -292,9 +301,11 @@ class UrgeFeature:
         ours = [(context.tx("urge.btn_continue"), then.encode())]
         await add_under_reply(context, person, [ours], context.tx("urge.label"))
 
-    async def _discreet(self, context: Context, person: Person, message_id: int) -> None:
+    async def _discreet(self, context: Context, person: Person, *message_ids: int) -> None:
+        """Discreet mode: the person's words (sealed now) and the question that asked for
+        them leave the chat, as worksheet answers and record entries do."""
         if person.profile.discreet:
-            await delete_and_forget(context, person, [message_id])
+            await delete_and_forget(context, person, list(message_ids))
 
     async def on_idle_text(
         self, update: Update, context: Context, person: Person, text: str
@@ -332,25 +343,31 @@ class UrgeFeature:
 
     async def run_due(self, context: Context) -> None:
         """Send what has come due: each item is claimed in the database first, so a
-        restart, a second pass or a press in between never sends it twice."""
+        restart, a second pass or a press in between never sends it twice. A job has no
+        update, so each person's context is bound to them before anything is worded: the
+        texts come in their stored language, not the default one."""
         urges = _urges(context)
         for due, fresh in await urges.claim_follow_ups():
             person = await _load(context, due.person_id)
             if not fresh or person is None or not person.active or person.profile.paused:
                 continue  # too late to say "20 minutes", or asked for quiet: dropped
+            if _in_cover(context, person):
+                continue  # nothing arrives unprompted in cover; by its end it is stale
             urge = await urges.get(person, due.item_id)
             if urge is None or urge.follow_up is not None:
                 continue
+            context.bind(person)
             neutral = person.profile.neutral_wording
             await _send(context, person, *follow_up_view(context.tx, urge.urge_id, neutral=neutral))
         for row in await urges.due_drafts():
             person = await _load(context, row.person_id)
             if person is None:
                 continue
-            if not person.active or person.profile.paused:
+            if not person.active or person.profile.paused or _in_cover(context, person):
                 await urges.claim_offer(row, postpone=True)  # still here tomorrow
                 continue
             if await urges.claim_offer(row, postpone=False):
+                context.bind(person)
                 neutral = person.profile.neutral_wording
                 await _send(
                     context,
@@ -363,6 +380,11 @@ def _urges(context: Context) -> UrgeService:
     return context.services.urges
 
 
+def _in_cover(context: Context, person: Person) -> bool:
+    """Stored or only in memory yet (the panic word enters memory before storage)."""
+    return person.profile.cover or context.services.cover.in_cover(person.person_id)
+
+
 async def _load(context: Context, person_id: str) -> Person | None:
     try:
         return await context.services.people.load_by_id(person_id)
@@ -373,18 +395,20 @@ async def _load(context: Context, person_id: str) -> Person | None:
 async def _send(
     context: Context, person: Person, text: str, rows: list[list[tuple[str, str]]]
 ) -> None:
-    """A message the bot sends on its own: Silent respected; a block marks them inactive."""
+    """A message the bot sends on its own, through `say` like every other (so the cover
+    holds it back); Silent respected; a block marks them inactive."""
     try:
-        message = await context.bot.send_message(
+        await say(
+            context,
             person.chat_id,
             text,
-            reply_markup=keyboard(rows),
-            disable_notification=person.profile.silent,
+            person=person,
+            buttons=rows,
+            silent=person.profile.silent,
         )
+    except CoverHolds:
+        log.info("urge message held back: cover")
     except Forbidden:
         await context.services.people.set_active(person.person_id, False)
-        return
     except TelegramError as exc:
         log.warning("urge message not sent: %s", type(exc).__name__)
-        return
-    await remember(context.services, person, message)

@@ -20,7 +20,14 @@ from bot.features.export.render import zone_of
 from bot.features.record import export as record_export
 from bot.features.record import views
 from bot.features.record.service import MAX_FILES, FileIn
-from bot.framework.chat import current_person, delete_and_forget, keyboard, remember, tell
+from bot.framework.chat import (
+    current_person,
+    delete_and_forget,
+    hold_if_cover,
+    keyboard,
+    remember,
+    tell,
+)
 from bot.framework.context import Context
 from bot.people.service import Person
 
@@ -87,6 +94,7 @@ async def send_files(context: Context, person: Person, entry_id: str) -> None:
         if data is None:
             continue
         name = attachment.name or f"file-{index}"
+        hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
         sent = await context.bot.send_document(
             person.chat_id,
             InputFile(io.BytesIO(data), filename=name),
@@ -149,6 +157,7 @@ async def send_record_export(context: Context, person: Person, *, pdf: bool) -> 
         name = record_export.filename(day, "md")
         caption = views.word(tx, person.profile.neutral_wording, "export_caption")
         rows = [[(tx("record.btn_pdf"), RecordButton("pdf").encode())], [remove]]
+    hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
     sent = await context.bot.send_document(
         person.chat_id,
         InputFile(io.BytesIO(data), filename=name),
