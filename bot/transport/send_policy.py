@@ -31,6 +31,8 @@ from typing import Any
 from telegram.error import BadRequest, NetworkError, RetryAfter, TelegramError, TimedOut
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
+from bot.core.errors import SteadyError
+
 log = logging.getLogger(__name__)
 
 JSONDict = dict[str, Any]
@@ -38,7 +40,7 @@ AT_MOST_ONCE = 1  # rate_limit_args marker: no retry after a timeout
 OVERALL_PER_SECOND = 30
 
 
-class SendStopped(TelegramError):
+class SendStopped(TelegramError, SteadyError):
     """A send given up because the bot is stopping while it waited out a pause."""
 
     def __init__(self) -> None:

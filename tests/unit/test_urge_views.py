@@ -51,7 +51,10 @@ def test_long_words_of_a_person_still_fit_one_message() -> None:
 def test_no_contact_buttons_are_only_those_that_do_something() -> None:
     off = NoContact(State.OFF, 0, None, ())
     _, rows = views.no_contact_view(tx, off)
-    assert [d for row in rows for _, d in row] == [NoContactButton("start").encode()]
+    assert [d for row in rows for _, d in row] == [
+        NoContactButton("start").encode(),
+        NoContactButton("earlier").encode(),
+    ]
     paused = NoContact(State.PAUSED, 3, None, ())
     text, rows = views.no_contact_view(tx, paused, in_checkin=True)
     assert "day 3" in text
