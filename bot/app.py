@@ -31,7 +31,7 @@ from telegram.ext import (
 
 from bot.clock import Clock
 from bot.config import ConfigError, Settings
-from bot.content import Content
+from bot.content import Content, content_dir
 from bot.context import SERVICES_KEY, Context, Services
 from bot.core.hub import Command, Feature, Hub
 from bot.core.languages import ENGLISH
@@ -55,6 +55,8 @@ from bot.ordering import CrisisFirstUpdateProcessor
 from bot.send_policy import SendPolicy
 from bot.services import urge_export
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
+from bot.services.crisis_model import MODEL_HEAD
+from bot.services.crisis_screen import shared_screen
 from bot.services.delivery import (
     GRACE,
     Dispatcher,
@@ -233,6 +235,7 @@ def build_services(base: Foundation, app: StApp, urgent_bot: ExtBot[Any]) -> Ser
         discretion=discretion,
         cover=cover,
         languages=languages,
+        crisis_screen=shared_screen(content_dir() / MODEL_HEAD) if settings.crisis_model else None,
         urgent_bot=urgent_bot,
         metrics=metrics,
     )
@@ -327,6 +330,11 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         await crisis.reply_early(update, app)
 
     processor.early_reply = early_reply
+
+    def early_look(update: Update) -> None:
+        crisis.look_early(update, app)
+
+    processor.early_look = early_look
 
     async def early_panic(update: Update) -> bool:
         return await discretion.early(update, app)

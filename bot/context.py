@@ -16,6 +16,7 @@ from bot.services import local_format
 from bot.services.crisis import CrisisMatch
 from bot.services.crisis_memory import CrisisCache, CrisisCounter
 from bot.services.crisis_reply import Book
+from bot.services.crisis_screen import ModelScreen
 from bot.services.delivery import Dispatcher
 from bot.services.discretion import CoverCache, DiscretionService
 from bot.services.exporter import Exporter
@@ -72,6 +73,9 @@ class Services:
     urgent_bot: ExtBot[Any]
     # Counts and latencies for GET /metrics (webhook mode serves them); never a person.
     metrics: Metrics = field(default_factory=Metrics)
+    # The learned second opinion beside the crisis rules, in its worker; None: rules only
+    # (BOT_CRISIS_MODEL=0, or it could not load).
+    crisis_screen: ModelScreen | None = None
 
     def tx(self, key: str, **values: object) -> str:
         """The default-language translator, for code with no person (the command menu)."""

@@ -46,6 +46,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._turns: dict[int, deque[asyncio.Future[None]]] = {}
         # Set by app.py: sends the crisis reply for an urgent update before anything waits.
         self.early_reply: Callable[[Update], Awaitable[None]] | None = None
+        # Set by app.py: starts the crisis model's reading of a message (a task, off the
+        # event loop) before the message waits for anything; its reply follows the rules'.
+        self.early_look: Callable[[Update], None] | None = None
         # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
         # Webhook mode: update ids whose early reply the route already sent (before it
@@ -86,6 +89,11 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             # A panic word is never a crisis word (validated when chosen); its update takes
             # no slot either.
             urgent = panic or self.is_urgent(update)
+            if not panic and self.early_look is not None and isinstance(update, Update):
+                try:
+                    self.early_look(update)
+                except Exception as exc:  # the rules still answer
+                    log.warning("crisis model not started: %s", type(exc).__name__)
             replied = isinstance(update, Update) and self._replied(update.update_id)
             if (
                 not panic

@@ -117,12 +117,15 @@ async def send_crisis_reply(
     trigger: Message | None,
     *,
     guide_hint: bool = False,
+    also: frozenset[CrisisKind] = frozenset(),
 ) -> Message | None:
+    """`also`: every kind found; a danger reply then names the crisis line too when a
+    wish to die was found beside the threat."""
     user = update.effective_user
     if user is None:
         return None
     country = await country_of(context, user.id)
-    text = reply_text(context, kind, country, guide_hint=guide_hint)
+    text = reply_text(context, kind, country, guide_hint=guide_hint, also=also)
     trigger_id = trigger.message_id if trigger is not None else None
     sent = await send_urgent(
         update,
@@ -138,7 +141,12 @@ async def send_crisis_reply(
 
 
 def reply_text(
-    context: Context, kind: CrisisKind, country: str | None, *, guide_hint: bool = False
+    context: Context,
+    kind: CrisisKind,
+    country: str | None,
+    *,
+    guide_hint: bool = False,
+    also: frozenset[CrisisKind] = frozenset(),
 ) -> str:
     content = context.services.content
     label = name_in(country, content.helplines, context.language) if country else None
@@ -149,6 +157,7 @@ def reply_text(
         context.tx,
         country_label=label,
         guide_hint=guide_hint,
+        also=also,
     )
 
 
