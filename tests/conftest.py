@@ -58,6 +58,10 @@ def make_settings(data_dir: Path, api_url: str, **overrides: Any) -> Settings:
         "master_key": base64.b64decode(base64.b64encode(os.urandom(32))),
         "log_level": logging.DEBUG,
         "http_timeout": 2.0,
+        # The learned crisis model reads every message; tests that pin what the rules do
+        # (and every other feature's) run without it. tests/e2e/test_crisis_model.py and
+        # test_crisis_languages.py turn it on.
+        "crisis_model": False,
     }
     values.update(overrides)
     return Settings(**values)
