@@ -12,7 +12,10 @@ and the HTTP round trips, so it is stricter than the handler's own time. The emu
 the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
 is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
 `--message`: the crisis text (the default is tier 1; "I'm not ok" measures the tier-2
-safety check). `--panic`: the same load, but the urgent messages are panic words
+safety check; `--message model` sends MODEL_ONLY, a crisis the rules do not hold, so the
+latency is the learned model's reply, read in its worker while the load's every ordinary
+message queues for it too). `--rules-only`: the bot without the model (BOT_CRISIS_MODEL=0).
+`--panic`: the same load, but the urgent messages are panic words
 (docs/discretion.md); the latency is to the decoy, so it includes deleting the panic
 message and the chat's recent messages first.
 """
@@ -103,6 +106,8 @@ def bench_detector() -> None:
 
 
 TIER_ONE = "help, he is outside"  # the emergency reply; "I'm not ok" is the tier-2 check
+# No rule holds it; the model answers it (tests/unit/test_crisis_model.py pins that).
+MODEL_ONLY = "tengo una cuerda en el coche y esta noche lo hago"
 PANIC_WORD = "blueberry pancakes"
 
 
@@ -153,7 +158,12 @@ def _child(conn: Connection, seconds: float, rate: float, urgent: str) -> None:
 
 
 async def bench_latency(
-    seconds: float, rate: float, text: str = TIER_ONE, *, panic: bool = False
+    seconds: float,
+    rate: float,
+    text: str = TIER_ONE,
+    *,
+    panic: bool = False,
+    model: bool = True,
 ) -> None:
     parent, child = multiprocessing.Pipe()
     urgent = PANIC_WORD if panic else text
@@ -170,6 +180,7 @@ async def bench_latency(
             master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
             log_level=30,
             http_timeout=10.0,
+            crisis_model=model,
         )
         runtime = Runtime(settings, clock=system_clock, throttle=False)
         await runtime.start()
@@ -216,11 +227,18 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=500)
     parser.add_argument("--message", default=TIER_ONE, help="the crisis text sent")
     parser.add_argument("--panic", action="store_true", help="panic words instead of crisis")
+    parser.add_argument("--rules-only", action="store_true", help="without the crisis model")
     args = parser.parse_args()
+    if args.message == "model":
+        args.message = MODEL_ONLY
     if args.which == "detector":
         bench_detector()
     else:
-        asyncio.run(bench_latency(args.seconds, args.rate, args.message, panic=args.panic))
+        asyncio.run(
+            bench_latency(
+                args.seconds, args.rate, args.message, panic=args.panic, model=not args.rules_only
+            )
+        )
 
 
 if __name__ == "__main__":

@@ -76,14 +76,21 @@ KIND_OF = {
 MODEL_HEAD = Path("crisis_model") / "head.npz"
 HEAD_FILE = Path(__file__).resolve().parents[2] / "content" / MODEL_HEAD
 _SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
+_LONG = 400  # characters: longer messages are read sentence by sentence
 _MAX_WORDS = 48  # a "sentence" longer than this (no punctuation) is read in pieces
 _GRAMS = (2, 3, 4, 5)
 _BUCKETS_DEFAULT = 1 << 16
 
 
 def segments(text: str) -> list[str]:
-    """Sentences, and each pair of neighbours, of a message (one segment if it is short).
-    Run-on text without punctuation is cut into pieces of _MAX_WORDS words."""
+    """What the model reads of a message: a chat-length message whole (up to _LONG
+    characters: its sentences mean what they mean together, "he used to hit me. I'm free
+    now" is not a crisis); a long entry as its sentences and each pair of neighbours, so one
+    crisis sentence is not drowned. Run-on text without punctuation is cut into pieces of
+    _MAX_WORDS words."""
+    if len(text) <= _LONG:
+        whole = " ".join(text.split())
+        return [whole] if whole else []
     pieces: list[str] = []
     for sentence in _SENTENCE_END.split(text):
         words = sentence.split()
@@ -223,17 +230,40 @@ class CrisisModel:
     def views(self) -> str:
         return "encoder+chars" if self.encoder is not None else "chars"
 
-    def score_segments(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
-        """(n, 1 + len(KINDS) + 1) probabilities per text: crisis, kinds, urgent."""
+    def char_logits(self, grams: list[npt.NDArray[np.int64]]) -> Vector | None:
+        view = self.head.char_view
+        return None if view is None else view.sparse_logits(grams)
+
+    def quick(self, text: str) -> float:
+        """The n-gram view's crisis logit for the text's first 1,000 characters, in tens of
+        microseconds: how worrying a message looks before the encoder reads it (the worker
+        reads the most worrying first when messages queue)."""
+        view = self.head.char_view
+        if view is None:
+            return 0.0
+        grams = char_grams(text[:1000], self.head.buckets)
+        return float(view.sparse_logits([grams])[0, 0])
+
+    def score_segments(
+        self, texts: Sequence[str], grams: list[npt.NDArray[np.int64]] | None = None
+    ) -> npt.NDArray[np.float32]:
+        """(n, 1 + len(KINDS) + 1) probabilities per text: crisis, kinds, urgent. `grams`:
+        the texts' n-gram buckets, if the caller has them already."""
         head = self.head
-        views: list[Vector] = []
+        mix = head.about.get("view_weights", {})
+        views: list[tuple[float, Vector]] = []
         if head.char_view is not None:
-            views.append(head.char_view.sparse_logits([char_grams(t, head.buckets) for t in texts]))
+            if grams is None:
+                grams = [char_grams(t, head.buckets) for t in texts]
+            views.append((float(mix.get("chars", 1.0)), head.char_view.sparse_logits(grams)))
         if head.encoder_view is not None:
             if self.encoder is None:
                 raise RuntimeError("this head needs the encoder")
-            views.append(head.encoder_view.logits(self.encoder(texts)))
-        logits: Vector = np.mean(views, axis=0).astype(np.float32)
+            encoded = head.encoder_view.logits(self.encoder(texts))
+            views.append((float(mix.get("encoder", 1.0)), encoded))
+        total = sum(weight for weight, _ in views)
+        mixed = sum(weight * view for weight, view in views) / total
+        logits: Vector = np.asarray(mixed, dtype=np.float32)
         k = len(KINDS)
         out = np.empty_like(logits)
         out[:, 0] = _sigmoid(logits[:, 0])
@@ -242,10 +272,19 @@ class CrisisModel:
         return out
 
     def score(self, text: str) -> Finding | None:
+        """The most telling segment's probabilities (see `segments`), or None for a text
+        with no words."""
         parts = segments(text)
         if not parts:
             return None
-        probs = self.score_segments(parts)
+        grams = None
+        if self.head.char_view is not None:
+            # A pair's n-grams are its sentences' together: counted once per sentence.
+            singles = len(parts) if len(parts) == 1 else (len(parts) + 1) // 2
+            own = [char_grams(p, self.head.buckets) for p in parts[:singles]]
+            pairs = [np.union1d(a, b) for a, b in itertools.pairwise(own)]
+            grams = own + pairs
+        probs = self.score_segments(parts, grams)
         best = probs[int(np.argmax(probs[:, 0]))]
         k = len(KINDS)
         return Finding(
