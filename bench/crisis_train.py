@@ -359,6 +359,7 @@ def print_figures(title: str, table: dict[str, dict[str, Any]]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--report", type=Path)
+    parser.add_argument("--oof", type=Path, help="write out-of-fold scores per message (TSV)")
     parser.add_argument("--no-encoder", action="store_true")
     parser.add_argument("--encoder-only", action="store_true")
     parser.add_argument("--buckets", type=int, default=_BUCKETS_DEFAULT)
@@ -408,6 +409,15 @@ def main() -> None:
     all_findings = oof + dev_findings
     rules = [detector.detect(r["text"]) for r in all_rows]
     thresholds = choose_thresholds(all_findings, all_rows, rules)
+    if args.oof:
+        with args.oof.open("w", encoding="utf-8") as out:
+            for row, finding, rule in zip(all_rows, all_findings, rules, strict=True):
+                score = finding.crisis if finding else 0.0
+                kind = finding.kind if finding else "-"
+                out.write(
+                    f"{score:.3f}\t{row['label']}\t{row['kind']}\t{kind}\t{rule is not None}"
+                    f"\t{row['lang']}\t{row['pass']}\t{' '.join(row['text'].split())}\n"
+                )
     print(f"thresholds: {thresholds}")
 
     judge = CrisisModel(Head(None, None, args.buckets, thresholds, {}), None)

@@ -21,6 +21,7 @@ logged here, at any level.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 import logging
@@ -90,7 +91,9 @@ class ModelScreen:
                     error = exc
             if late or shed or error is not None:
                 self.skipped += 1
-            job.loop.call_soon_threadsafe(_settle, job.future, result, error)
+            # RuntimeError: that event loop has closed (the bot stopped); nobody waits for it.
+            with contextlib.suppress(RuntimeError):
+                job.loop.call_soon_threadsafe(_settle, job.future, result, error)
 
     async def assess(self, text: str, rules: CrisisMatch | None) -> CrisisMatch | None:
         """The model's match beside the rules' (see CrisisModel.assess), or None when it

@@ -27,8 +27,8 @@ async def test_a_crisis_the_rules_miss_gets_an_answer(model_bot: BotUnderTest) -
     assert bot.services.content.detector.detect(MODEL_ONLY) is None  # no rule holds it
     await bot.onboard(country="ES")
     await bot.send(MODEL_ONLY)
-    reply = await bot.next(predicate=answered)
-    assert "024" in (reply.text or "") or CHECK in (reply.text or "")  # Spain's crisis line, or ask
+    reply = await bot.next(predicate=answered)  # the check, or the emergency reply
+    assert "112" in (reply.text or "") or CHECK in (reply.text or "")
     assert MODEL_ONLY not in (reply.text or "")  # never echo what the person wrote
 
 
