@@ -29,10 +29,10 @@ from statistics import fmean, quantiles
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from bot.content import load_content
-from bot.services.no_contact import DayStretch
-from bot.services.progress_chart import ChartData, ChartLabels, ChartRenderer, MoodRating
-from bot.services.urge_model import UrgeEvent
+from bot.content.loader import load_content
+from bot.content.urge_model import UrgeEvent
+from bot.features.progress.chart import ChartData, ChartLabels, ChartRenderer, MoodRating
+from bot.features.progress.no_contact import DayStretch
 
 ROOT = Path(__file__).resolve().parent.parent
 ZONE = ZoneInfo("Europe/London")
@@ -70,7 +70,7 @@ def cost(images: int) -> dict[str, Any]:
     data, labels = sample()
     rss_before = status_mb("VmHWM")
     cpu0, wall0 = time.process_time(), time.perf_counter()
-    from bot.services.chart_drawing import render_png  # noqa: PLC0415 (measured: the import)
+    from bot.features.progress.drawing import render_png  # noqa: PLC0415 (measured: the import)
 
     first = render_png(data, labels)
     cold = (time.process_time() - cpu0, time.perf_counter() - wall0)
@@ -118,7 +118,7 @@ async def _loop(mode: str, images: int) -> dict[str, Any]:
     lags.clear()
     cpu0, wall0 = time.process_time(), time.perf_counter()
     if mode == "inline":
-        from bot.services.chart_drawing import render_png  # noqa: PLC0415
+        from bot.features.progress.drawing import render_png  # noqa: PLC0415
 
         for _ in range(images):
             render_png(data, labels)

@@ -35,9 +35,9 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from bot.clock import system_clock
 from bot.config import Settings
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.core.clock import system_clock
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.runtime import Runtime
 

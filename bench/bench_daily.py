@@ -40,14 +40,14 @@ from bench.harness import (
     dispatcher_of,
     write_profile,
 )
-from bot.clock import ManualClock
 from bot.config import Settings
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
+from bot.features.checkins.delivery import Claim, schedule_of
+from bot.features.checkins.schedule import next_occurrence
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.runtime import Runtime
-from bot.services.delivery import Claim, schedule_of
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
-from bot.services.schedule import next_occurrence
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS

@@ -19,9 +19,9 @@ import time
 from collections.abc import Callable
 
 from bench.bench_crisis import realistic_mix
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.content.panic_word import PanicWords, derive_word_key
 from bot.crypto import MasterKey, pseudonym, random_key
-from bot.services.panic_word import PanicWords, derive_word_key
 
 
 def per_call(label: str, items: list[str], call: Callable[[str], object]) -> None:

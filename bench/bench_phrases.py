@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bot.content import load_content
+from bot.content.loader import load_content
 
 DATA = Path(__file__).resolve().parent.parent / "tests" / "data"
 

@@ -22,11 +22,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
-from bot.clock import ManualClock
 from bot.config import Settings
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
+from bot.features.progress.no_contact import MarkKind
 from bot.runtime import Runtime
-from bot.services.no_contact import MarkKind
 
 USER = 4242
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)

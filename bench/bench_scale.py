@@ -37,12 +37,12 @@ from typing import Any
 import asyncpg
 
 from bench.harness import ROOT, TOKEN, EmulatorProcess, dispatcher_of, write_profile
-from bot.clock import ManualClock
 from bot.config import Settings
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
+from bot.features.checkins.delivery import Claim, Dispatcher
 from bot.runtime import Runtime
-from bot.services.delivery import Claim, Dispatcher
 from tests.postgres import fresh_schemas
 from tests.storage.test_two_dispatchers import DUE, Deployment, seed
 

@@ -17,7 +17,7 @@ _CHILD = """
 import gc, json, resource, time
 def rss():
     return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
-import bot.app, bot.services.geo  # what a serving process has loaded anyway
+import bot.app, bot.geo.lookup  # what a serving process has loaded anyway
 gc.collect()
 base = rss()
 start = time.perf_counter()
@@ -33,7 +33,7 @@ start = time.perf_counter()
 rounds = 20
 for _ in range(rounds):
     for name in names:
-        bot.services.geo.find_timezone(name)
+        bot.geo.lookup.find_timezone(name)
 per = (time.perf_counter() - start) / (rounds * len(names))
 print(json.dumps({"build_s": built, "rss_before_mb": base, "rss_after_mb": after,
                   "peak_mb": peak, "lookup_us": per * 1e6, "names": len(names)}))

@@ -9,9 +9,9 @@ is right; false with label crisis: a safety check is right), pass (who wrote it)
 
 Every message goes through the bot's own detector (content/crisis_terms.yaml) and the
 bot's own model (content/crisis_model/head.npz with the bundled encoder), combined exactly
-as bot/handlers/crisis.py does: the rules' match stands; the model adds a check where the
-rules found nothing and the emergency reply where it is confident on an urgent crisis and
-the rules only asked. (The bot also gives a safety-plan answer a quiet line instead of a
+as bot/features/crisis/handlers/crisis.py does: the rules' match stands; the model adds a
+check where the rules found nothing and the emergency reply where it is confident on an
+urgent crisis and the rules only asked. (The bot also gives a safety-plan answer a quiet line instead of a
 check; that depends on the conversation's state, not on the words, and is not modelled.)
 
 Printed, overall, per language and per kind, for rules + model and for the rules alone:
@@ -35,10 +35,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.content import content_dir, load_content  # noqa: E402
-from bot.services.crisis import CrisisKind, CrisisMatch  # noqa: E402
-from bot.services.crisis_model import MODEL_HEAD, combined  # noqa: E402
-from bot.services.crisis_screen import shared_model  # noqa: E402
+from bot.content.loader import content_dir, load_content  # noqa: E402
+from bot.features.crisis.screen import shared_model  # noqa: E402
+from bot.matching.crisis import CrisisKind, CrisisMatch  # noqa: E402
+from bot.matching.crisis_model import MODEL_HEAD, combined  # noqa: E402
 
 # The reply each kind of crisis needs, when the emergency reply is right.
 RIGHT_REPLY = {

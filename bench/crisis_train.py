@@ -5,7 +5,7 @@ text, lang, region, label crisis|calm, kind, urgent, pass), embeds them with the
 encoder (cached under ~/.cache/steady-crisis-model, keyed by the text's hash), fits the
 logistic heads of both views with scikit-learn, and writes content/crisis_model/head.npz
 (weights, thresholds, what it was trained on). Inference needs numpy only
-(bot/services/crisis_model.py).
+(bot/matching/crisis_model.py).
 
 Thresholds are chosen on development predictions only: out-of-fold predictions, the folds
 made of whole writers' passes (a writer's phrasings never sit on both sides), together with
@@ -37,8 +37,8 @@ from sklearn.linear_model import LogisticRegression
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bot.services.crisis import CrisisDetector  # noqa: E402
-from bot.services.crisis_model import (  # noqa: E402
+from bot.matching.crisis import CrisisDetector  # noqa: E402
+from bot.matching.crisis_model import (  # noqa: E402
     _BUCKETS_DEFAULT,
     HEAD_FILE,
     KIND_OF,

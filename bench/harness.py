@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from bot.emulator import BotApiEmulator, SentMessage
-from bot.handlers.daily import JOB_NAME
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.handlers import JOB_NAME
 from bot.runtime import Runtime
-from bot.services.delivery import Dispatcher
 
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"

@@ -21,7 +21,7 @@ from bot.config import (
     ensure_data_dir,
     load_settings,
 )
-from bot.content import ContentError, check_report, content_dir
+from bot.content.loader import ContentError, check_report, content_dir
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
@@ -183,7 +183,7 @@ def _run(args: argparse.Namespace) -> int:
 def _warm_indexes() -> None:
     """Built before serving (about a second and 70 MB; docs/performance.md), so no person's
     answer waits on it inside the event loop."""
-    from bot.services import zone_index  # noqa: PLC0415
+    from bot.geo import zone_index  # noqa: PLC0415
 
     zone_index.warm()
 
@@ -258,8 +258,8 @@ async def _retire(settings: Settings) -> int:
 
 
 async def _reanchor(settings: Settings) -> int:
+    from bot.people.row_versions import reanchor  # noqa: PLC0415
     from bot.runtime import open_storage  # noqa: PLC0415 - keeps `--help` light
-    from bot.services.row_versions import reanchor  # noqa: PLC0415
     from bot.storage.journal import JournalStore  # noqa: PLC0415
     from bot.storage.people import PeopleStore  # noqa: PLC0415
     from bot.storage.worksheets import WorksheetStore  # noqa: PLC0415
@@ -329,7 +329,7 @@ async def _backup(settings: Settings, target: Path | None, keys: Path | None) ->
 async def _stats(settings: Settings, days: int) -> int:
     from datetime import UTC, datetime, timedelta  # noqa: PLC0415
 
-    from bot.services.crisis_memory import CHECK_PREFIX  # noqa: PLC0415
+    from bot.features.crisis.memory import CHECK_PREFIX  # noqa: PLC0415
     from bot.storage.engines import open_data_database  # noqa: PLC0415
     from bot.storage.people import PeopleStore  # noqa: PLC0415
 
@@ -362,7 +362,7 @@ async def _webhook(settings: Settings, command: str) -> int:
     from telegram import Bot  # noqa: PLC0415
     from telegram.error import TelegramError  # noqa: PLC0415
 
-    from bot.intake import ALLOWED_UPDATES  # noqa: PLC0415
+    from bot.transport.intake import ALLOWED_UPDATES  # noqa: PLC0415
 
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set")

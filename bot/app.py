@@ -1,7 +1,7 @@
 """The composition root: the one place that builds the services, constructs each feature,
 installs it, and wires the PTB Application's handlers in numbered groups, crisis first.
 
-Nothing under bot/handlers or bot/services imports this module: features receive what they
+Nothing under bot/features or bot/framework imports this module: features receive what they
 need (the Hub to install into, the typed Services through the context), so wiring points
 one way. Only this module and bot/runtime.py construct stores and services.
 """
@@ -29,54 +29,44 @@ from telegram.ext import (
     filters,
 )
 
-from bot.clock import Clock
 from bot.config import ConfigError, Settings
-from bot.content import Content, content_dir
-from bot.context import SERVICES_KEY, Context, Services
-from bot.core.hub import Command, Feature, Hub
+from bot.content.loader import Content, content_dir
+from bot.core.clock import Clock
 from bot.core.languages import ENGLISH
-from bot.handlers.basics import BasicsFeature, on_error
-from bot.handlers.conversation import ConversationFeature
-from bot.handlers.crisis import CrisisFeature
-from bot.handlers.crisis_keep import CrisisKeepFeature
-from bot.handlers.daily import DailyFeature, make_sender
-from bot.handlers.discretion import DiscretionFeature
-from bot.handlers.privacy import PrivacyFeature
-from bot.handlers.progress import ProgressFeature
-from bot.handlers.record import RecordFeature
-from bot.handlers.setup import SetupFeature
-from bot.handlers.tidy import TidyFeature
-from bot.handlers.urge import UrgeFeature
-from bot.handlers.worksheets import WorksheetsFeature
-from bot.http import AiohttpRequest
-from bot.intake import build_intake_bot
-from bot.metrics import Metrics
-from bot.ordering import CrisisFirstUpdateProcessor
-from bot.send_policy import SendPolicy
-from bot.services import urge_export
-from bot.services.crisis_memory import CrisisCache, CrisisCounter
-from bot.services.crisis_model import MODEL_HEAD
-from bot.services.crisis_screen import shared_screen
-from bot.services.delivery import (
-    GRACE,
-    Dispatcher,
-    PassReport,
-    concurrency_for,
-    rate_for,
-)
-from bot.services.discretion import CoverCache, DiscretionService
-from bot.services.exporter import Exporter
-from bot.services.journal import JournalService
-from bot.services.languages import LanguageCache
-from bot.services.ledger import MessageLedger
-from bot.services.people import PeopleService
-from bot.services.progress_chart import ChartRenderer
-from bot.services.record import RecordService
-from bot.services.record_flow import RecordFlow
-from bot.services.setup_flow import SetupFlow
-from bot.services.urge import UrgeService
-from bot.services.worksheet_flow import WorksheetFlow
-from bot.services.worksheets import WorksheetService
+from bot.features.checkins.delivery import GRACE, Dispatcher, PassReport, concurrency_for, rate_for
+from bot.features.checkins.handlers import DailyFeature, make_sender
+from bot.features.checkins.journal import JournalService
+from bot.features.conversation.handlers import ConversationFeature
+from bot.features.crisis.handlers.crisis import CrisisFeature
+from bot.features.crisis.handlers.keep import CrisisKeepFeature
+from bot.features.crisis.memory import CrisisCache, CrisisCounter
+from bot.features.crisis.screen import shared_screen
+from bot.features.discretion.handlers import DiscretionFeature
+from bot.features.discretion.service import CoverCache, DiscretionService
+from bot.features.discretion.views import menu_entries
+from bot.features.export.exporter import Exporter
+from bot.features.forget.handlers import PrivacyFeature
+from bot.features.progress.chart import ChartRenderer
+from bot.features.progress.handlers import ProgressFeature
+from bot.features.record.flow import RecordFlow
+from bot.features.record.handlers.record import RecordFeature
+from bot.features.record.service import RecordService
+from bot.features.setup.flow import SetupFlow
+from bot.features.setup.handlers import SetupFeature
+from bot.features.start.handlers import BasicsFeature, on_error
+from bot.features.tidy.handlers import TidyFeature
+from bot.features.urge import export_parts as urge_export
+from bot.features.urge.handlers import UrgeFeature
+from bot.features.urge.service import UrgeService
+from bot.features.worksheets.flow import WorksheetFlow
+from bot.features.worksheets.handlers.worksheets import WorksheetsFeature
+from bot.features.worksheets.service import WorksheetService
+from bot.framework.context import SERVICES_KEY, Context, Services
+from bot.framework.hub import Command, Feature, Hub
+from bot.matching.crisis_model import MODEL_HEAD
+from bot.people.languages import LanguageCache
+from bot.people.ledger import MessageLedger
+from bot.people.service import PeopleService
 from bot.storage.backend import Backend
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.discretion import DiscretionStore
@@ -86,7 +76,11 @@ from bot.storage.people import PeopleStore
 from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
-from bot.views.discretion import menu_entries
+from bot.transport.http import AiohttpRequest
+from bot.transport.intake import build_intake_bot
+from bot.transport.metrics import Metrics
+from bot.transport.ordering import CrisisFirstUpdateProcessor
+from bot.transport.send_policy import SendPolicy
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
 GROUP_PANIC = -20
@@ -268,7 +262,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
     rate = rate_for(settings.paid_broadcast)
     processor = CrisisFirstUpdateProcessor(lambda text: content.detector.detect(text) is not None)
-    # The bot parses each fetched update on its own (bot/intake.py).
+    # The bot parses each fetched update on its own (bot/transport/intake.py).
     intake_bot = build_intake_bot(
         settings.token,
         base_url=settings.api_url,

@@ -18,24 +18,24 @@ from typing import Any, Literal
 from telegram.ext import Job
 
 from bot.app import Foundation, StApp, build_application, publish_profile
-from bot.clock import Clock, system_clock
 from bot.config import ConfigError, Settings, ensure_data_dir
-from bot.content import Content, load_content
-from bot.context import Services
+from bot.content.loader import Content, load_content
+from bot.core.clock import Clock, system_clock
 from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
-from bot.intake import ALLOWED_UPDATES
+from bot.features.progress.chart import ChartRenderer
+from bot.framework.context import Services
 from bot.keys import resolve_master_key
-from bot.ordering import CrisisFirstUpdateProcessor
-from bot.services.ledger import MessageLedger
-from bot.services.progress_chart import ChartRenderer
+from bot.people.ledger import MessageLedger
 from bot.storage.backend import Backend, Subscription
 from bot.storage.engines import open_data_database
 from bot.storage.identities import move_legacy_rows, sweep_orphans
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PERSON_CHANNEL
 from bot.storage.updates import UpdateStore
-from bot.webhook import WebhookServer
+from bot.transport.intake import ALLOWED_UPDATES
+from bot.transport.ordering import CrisisFirstUpdateProcessor
+from bot.transport.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ class Runtime:
         self._throttle = throttle
         self._poll_interval = poll_interval
         self._backoff = backoff  # first retry delay after a 5xx or timeout; tests shorten it
-        # /progress draws in a worker process (bot/services/progress_chart.py says why);
+        # /progress draws in a worker process (bot/features/progress/chart.py says why);
         # "thread" is for tests and hosts that cannot spare one.
         self._chart_mode = chart_mode
         self._chart: ChartRenderer | None = None
@@ -168,7 +168,7 @@ class Runtime:
     async def _serve_webhook(
         self, app: StApp, services: Services, db: Backend, pseudonym_key: bytes
     ) -> None:
-        """Updates arrive by POST (bot/webhook.py); `python -m bot webhook set` tells
+        """Updates arrive by POST (bot/transport/webhook.py); `python -m bot webhook set` tells
         Telegram where. Each person's updates hold their lock across replicas."""
         settings = self.settings
         if settings.webhook_url is None or settings.webhook_secret is None:

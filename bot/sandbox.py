@@ -21,8 +21,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from bot.clock import ShiftedClock
 from bot.config import Settings
+from bot.core.clock import ShiftedClock
 from bot.crypto import MasterKey, random_key
 from bot.emulator import BotApiEmulator, SentDocument, SentMessage
 from bot.keys import write_key_file

@@ -17,14 +17,14 @@ from typing import Any, Literal
 
 import pytest
 
-from bot.clock import ManualClock
 from bot.config import Settings
-from bot.content import Content, load_content
-from bot.context import Services
+from bot.content.loader import Content, load_content
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
+from bot.framework.context import Services
+from bot.geo import zone_index
 from bot.logs import pin_noisy_loggers
 from bot.runtime import Runtime
-from bot.services import zone_index
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvw"
 USER = 1001

@@ -15,11 +15,11 @@ from typing import Any
 
 import yaml
 
-from bot.content import content_dir
-from bot.locales import placeholders
-from bot.services import helpline_texts
-from bot.services.crisis_reply import Book
-from bot.texts import DATA_KEYS
+from bot.content import helpline_texts
+from bot.content.crisis_reply import Book
+from bot.content.loader import content_dir
+from bot.content.locales import placeholders
+from bot.content.texts import DATA_KEYS
 from tests.conftest import shared_content
 
 # Every translation folder: a new language is tested as soon as it exists.
@@ -57,7 +57,7 @@ def _fill_helplines(folder: Path, english: list[str], language: str) -> None:
 
 
 def _urge_rules(filled: dict[str, Any], own: Mapping[str, Any], language: str) -> None:
-    """The urge file's own rule (bot/services/urge_texts.py) on markers: each `_neutral`
+    """The urge file's own rule (bot/content/urge_texts.py) on markers: each `_neutral`
     twin opening with `urge.label`."""
     label = filled["urge"]["label"]
 

@@ -1,2 +1,3 @@
-"""What every feature builds on and no feature owns: the Feature contract and its Hub, the
-router, the codecs for person state and callback data, Telegram text helpers."""
+"""The bottom of the bot: pure codecs and types that import nothing above them (person
+state, callback data, languages, Telegram's text rules, content problems, the clock,
+buttons, rich text, dates and numbers in a person's language)."""

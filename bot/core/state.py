@@ -9,7 +9,8 @@ The column holds a short ASCII string (never anything a person wrote):
   question waiting for its answer, with the ids of the step's two bot messages (so discreet
   mode can delete them; 0 = none) and the question on screen and the one before it (-1 =
   none; text whose id is below the question's was typed before it appeared).
-- ``rec:<entry>:<step>:<question msg>:<"Saved" msg>``: a record entry (bot/services/record.py)
+- ``rec:<entry>:<step>:<question msg>:<"Saved" msg>``: a record entry
+(bot/features/record/service.py)
   waiting at one step; the entry id is 24 hex digits, the step a short word.
 
 - ``urge:<step>:<id>``: the urge flow waiting for typed words (`trigger`, `draft`) with

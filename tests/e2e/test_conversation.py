@@ -23,8 +23,8 @@ from typing import Any
 
 from bot.core.state import decode_state, setup_state, worksheet_state
 from bot.emulator import SentMessage
-from bot.handlers.daily import JOB_NAME
-from bot.services.people import Person
+from bot.features.checkins.handlers import JOB_NAME
+from bot.people.service import Person
 from tests.conftest import BotUnderTest, buttons_of
 from tests.reporting import LINES
 

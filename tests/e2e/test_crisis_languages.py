@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.helplines import LineKind, parts_of
+from bot.content.helplines import LineKind, parts_of
 from tests.conftest import BotUnderTest, make_settings
 from tests.e2e.test_worksheets import begin, has_button, labels, person_of, saved_answers
 

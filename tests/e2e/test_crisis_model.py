@@ -9,7 +9,7 @@ import logging
 import pytest
 
 from bench.bench_crisis import MODEL_ONLY
-from bot.services import crisis_screen
+from bot.features.crisis import screen as crisis_screen
 from tests.conftest import BotUnderTest, make_settings
 from tests.e2e.test_crisis_languages import model_bot  # noqa: F401  (the fixture)
 from tests.e2e.test_worksheets import answer, begin, has_button, labels, saved_answers, sheet
@@ -61,7 +61,7 @@ async def test_without_the_model_the_rules_still_answer(
     monkeypatch.setattr(crisis_screen, "load_model", broken)
     settings = make_settings(tmp_path / "data", emulator.base_url, crisis_model=True)
     bot = BotUnderTest(emulator, settings, clock)
-    with caplog.at_level(logging.INFO, logger="bot.services.crisis_screen"):
+    with caplog.at_level(logging.INFO, logger="bot.features.crisis.screen"):
         await bot.start()
     try:
         assert bot.services.crisis_screen is None

@@ -10,12 +10,12 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
-from bot.handlers.daily import JOB_NAME
-from bot.services.delivery import Dispatcher, PassReport
-from bot.services.journal import JournalService
-from bot.services.people import Person
+from bot.features.checkins.delivery import Dispatcher, PassReport
+from bot.features.checkins.handlers import JOB_NAME
+from bot.features.checkins.journal import JournalService
+from bot.people.service import Person
 from bot.storage.deliveries import DeliveryRow
 from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
 

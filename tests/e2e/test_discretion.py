@@ -9,8 +9,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.content.decoys import start_sequence
 from bot.emulator import SentMessage
-from bot.services.decoys import start_sequence
 from tests.conftest import USER, BotUnderTest, buttons_of
 from tests.unit.test_telltales import Telltales, read_rows
 

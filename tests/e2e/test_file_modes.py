@@ -7,7 +7,7 @@ import os
 import stat
 from pathlib import Path
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from tests.conftest import TOKEN, BotUnderTest, make_settings
 from tests.unit.test_config import run_cli

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from bot.emulator import BotApiEmulator
-from bot.intake import ALLOWED_UPDATES, IntakeBot
 from bot.logs import log_handler
+from bot.transport.intake import ALLOWED_UPDATES, IntakeBot
 from tests.conftest import USER, BotUnderTest
 from tests.reporting import report
 

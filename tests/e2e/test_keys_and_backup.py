@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
 from bot.config import ConfigError
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from bot.keys import deliver_new_key, pending_key_file, read_key_file, stage_rotation
 from bot.storage.keystore import WrongMasterKeyError

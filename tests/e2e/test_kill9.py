@@ -14,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from tests.conftest import START, TOKEN, BotUnderTest, make_settings
 

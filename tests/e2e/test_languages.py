@@ -18,12 +18,12 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from bot.clock import ManualClock
-from bot.content import Content, load_content
+from bot.content.loader import Content, load_content
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
-from bot.handlers.daily import JOB_NAME
+from bot.features.checkins.handlers import JOB_NAME
+from bot.geo import lookup as geo
 from bot.logs import pin_noisy_loggers
-from bot.services import geo
 from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
 from tests.locale_fill import LANGUAGES, complete_content, english_sentences, shown
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
 from tests.conftest import START, TOKEN, BotUnderTest, make_settings
 from tests.e2e.test_webhook import free_port

@@ -130,7 +130,7 @@ async def test_send_survives_flood_control_and_server_errors(bot: BotUnderTest, 
 async def test_send_survives_a_timeout(
     emulator: BotApiEmulator, tmp_path: Path, clock: object
 ) -> None:
-    from bot.clock import ManualClock  # noqa: PLC0415
+    from bot.core.clock import ManualClock  # noqa: PLC0415
 
     assert isinstance(clock, ManualClock)
     settings = make_settings(tmp_path / "data", emulator.base_url, http_timeout=0.3)

@@ -7,7 +7,7 @@ import sqlite3
 from pathlib import Path
 
 from bot.crypto import MasterKey, PersonCipher, pseudonym
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, Profile
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore

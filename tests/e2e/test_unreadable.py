@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.people import RolledBackError
+from bot.people.service import RolledBackError
 from bot.storage.database import Database
 from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.test_privacy import CANARY, PERSON, write_everywhere
+from tests.e2e.test_canaries import CANARY, PERSON, write_everywhere
 
 # (which database, table, sealed column): every kind of row that holds a ciphertext.
 SEALED = [

@@ -16,9 +16,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.emulator import SentMessage
-from bot.handlers.urge import JOB_NAME
-from bot.services.chart_drawing import render_png
-from bot.services.progress_chart import ChartLabels, plot_data
+from bot.features.progress.chart import ChartLabels, plot_data
+from bot.features.progress.drawing import render_png
+from bot.features.urge.handlers import JOB_NAME
 from tests.conftest import USER, BotUnderTest, buttons_of, shared_content
 from tests.e2e.test_daily import join, prompts_to
 from tests.e2e.test_daily import run as run_daily

@@ -10,10 +10,10 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from bot.logs import pin_noisy_loggers
-from bot.webhook import SECRET_HEADER
+from bot.transport.webhook import SECRET_HEADER
 from tests.conftest import USER, BotUnderTest, make_settings
 
 SECRET = "test_secret-1"

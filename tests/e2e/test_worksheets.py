@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from bot.content.worksheet_model import Worksheet
 from bot.crypto import CryptoError
 from bot.emulator import SentMessage
-from bot.services import export, pdf_text
-from bot.services.people import Person
-from bot.services.worksheet_model import Worksheet
-from bot.services.worksheets import WorksheetService
+from bot.features.export import pdf_text
+from bot.features.export import render as export
+from bot.features.worksheets.service import WorksheetService
+from bot.people.service import Person
 from bot.storage.journal import JournalStore, journal_slot, new_entry_id
 from bot.storage.worksheets import WorksheetStore, answer_slot
 from tests.conftest import USER, BotUnderTest, buttons_of

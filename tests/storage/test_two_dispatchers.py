@@ -15,11 +15,11 @@ from dataclasses import dataclass
 import asyncpg
 import pytest
 
-from bot.clock import ManualClock
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
-from bot.services.delivery import Claim, Dispatcher, PassReport
-from bot.services.people import CHAT_SLOT, PROFILE_SLOT, PeopleService, Profile
+from bot.features.checkins.delivery import Claim, Dispatcher, PassReport
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT, PeopleService, Profile
 from bot.storage.backend import Backend, Leadership
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.engines import open_data_database

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from bot.content import check_content, content_dir, load_content
+from bot.content.loader import check_content, content_dir, load_content
 
 SHEET = "worksheets/bond_or_love.yaml"
 

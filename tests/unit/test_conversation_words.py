@@ -1,14 +1,14 @@
-"""The words people steer with (bot/services/conversation.py), on the real content."""
+"""The words people steer with (bot/content/conversation.py), on the real content."""
 
 from __future__ import annotations
 
 import pytest
 
+from bot.content.conversation import Intent, validate_words, wordless
+from bot.content.worksheet_model import Worksheet
 from bot.core.telegram_text import ELLIPSIS, truncate
-from bot.services.conversation import Intent, validate_words, wordless
-from bot.services.worksheet_model import Worksheet
-from bot.views.conversation import menu_view, stop_view
-from bot.views.worksheets import finished_buttons
+from bot.features.conversation.views import menu_view, stop_view
+from bot.features.worksheets.views import finished_buttons
 from tests.conftest import shared_content
 
 CONTENT = shared_content()

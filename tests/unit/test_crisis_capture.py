@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.crisis import CrisisDetector
-from bot.services.crisis_capture import (
+from bot.features.crisis.capture import (
     HELD_LIMIT,
     Capture,
     Held,
@@ -15,7 +14,8 @@ from bot.services.crisis_capture import (
     replace_text,
     take,
 )
-from bot.services.people import Profile
+from bot.matching.crisis import CrisisDetector
+from bot.people.service import Profile
 from tests.conftest import shared_content
 
 

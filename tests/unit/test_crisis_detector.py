@@ -23,9 +23,10 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bot.content.crisis_terms import validate_terms
 from bot.core.languages import LANGUAGES
-from bot.problems import Problem
-from bot.services.crisis import (
+from bot.core.problems import Problem
+from bot.matching.crisis import (
     ROLES,
     WORDS,
     CrisisDetector,
@@ -34,8 +35,7 @@ from bot.services.crisis import (
     normalize,
     parse_categories,
 )
-from bot.services.crisis_patterns import PatternError, compile_pattern
-from bot.services.crisis_terms import validate_terms
+from bot.matching.patterns import PatternError, compile_pattern
 from tests.reporting import report
 
 ROOT = FilePath(__file__).resolve().parents[2]

@@ -11,9 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bot.services import crisis_screen
-from bot.services.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
-from bot.services.crisis_model import (
+from bot.features.crisis import screen as crisis_screen
+from bot.features.crisis.screen import ModelScreen
+from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
+from bot.matching.crisis_model import (
     HEAD_FILE,
     KINDS,
     CrisisModel,
@@ -25,7 +26,6 @@ from bot.services.crisis_model import (
     combined,
     segments,
 )
-from bot.services.crisis_screen import ModelScreen
 
 BUCKETS = 1 << 10
 ROWS = 1 + len(KINDS) + 1
@@ -208,7 +208,7 @@ def test_a_model_that_cannot_load_leaves_the_rules_alone_with_one_log_line(
     monkeypatch.setattr(crisis_screen, "_failed", False)
     monkeypatch.setattr(crisis_screen, "_screen", None)
     missing = tmp_path / "head.npz"
-    with caplog.at_level(logging.INFO, logger="bot.services.crisis_screen"):
+    with caplog.at_level(logging.INFO, logger="bot.features.crisis.screen"):
         assert crisis_screen.shared_screen(missing) is None
         assert crisis_screen.shared_screen(missing) is None
     lines = [r for r in caplog.records if "crisis model not loaded" in r.getMessage()]

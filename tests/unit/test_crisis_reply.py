@@ -7,15 +7,10 @@ import re
 
 import pytest
 
+from bot.content.crisis_reply import compose_full_list, compose_reply, format_line, grounding_steps
+from bot.content.helplines import INTL, LineKind
 from bot.core.telegram_text import MESSAGE_LIMIT as TELEGRAM_MESSAGE_LIMIT
-from bot.services.crisis import CrisisKind
-from bot.services.crisis_reply import (
-    compose_full_list,
-    compose_reply,
-    format_line,
-    grounding_steps,
-)
-from bot.services.helplines import INTL, LineKind
+from bot.matching.crisis import CrisisKind
 from tests.conftest import shared_content
 
 CONTENT = shared_content()

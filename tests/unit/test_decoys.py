@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import check_content, content_dir, load_content
-from bot.services.decoys import MIN_ENTRIES, MORE_PER_DAY, Decoys, start_sequence
+from bot.content.decoys import MIN_ENTRIES, MORE_PER_DAY, Decoys, start_sequence
+from bot.content.loader import check_content, content_dir, load_content
 
 
 @pytest.fixture(scope="module")

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 from telegram.error import BadRequest
 
-import bot.services.delivery as delivery
-from bot.clock import ManualClock
-from bot.content import load_content
+import bot.features.checkins.delivery as delivery
+from bot.content.loader import load_content
+from bot.content.prompt_model import Prompt
+from bot.core.clock import ManualClock
 from bot.core.telegram_text import utf16_len
 from bot.crypto import MasterKey
-from bot.services.delivery import (
+from bot.features.checkins.delivery import (
     Action,
     Claim,
     Dispatcher,
@@ -26,16 +27,15 @@ from bot.services.delivery import (
     pick_prompt,
     schedule_of,
 )
-from bot.services.journal import Entry
-from bot.services.people import PeopleService, Person, Profile
-from bot.services.prompt_model import Prompt
-from bot.services.schedule import DailySchedule
+from bot.features.checkins.journal import Entry
+from bot.features.checkins.schedule import DailySchedule
+from bot.features.checkins.views import render_page
+from bot.people.service import PeopleService, Person, Profile
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryRow, DeliveryStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
-from bot.views.journal import render_page
 
 UTC = dt.UTC
 PROMPTS = load_content().prompts

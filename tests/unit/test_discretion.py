@@ -7,13 +7,13 @@ from pathlib import Path
 
 import yaml
 
+from bot.content.panic_word import PanicWords, WordKind
+from bot.content.worksheet_model import parse_worksheet, validate_worksheet
 from bot.core.callbacks import DiscretionButton, SettingsButton
 from bot.core.state import DiscretionState, decode_state, discretion_state
-from bot.services.discretion import Armed, Cover, CoverCache, decoy_language
-from bot.services.panic_word import PanicWords, WordKind
-from bot.services.people import Profile
-from bot.services.worksheet_model import parse_worksheet, validate_worksheet
-from bot.views.discretion import discretion_menu, menu_entries
+from bot.features.discretion.service import Armed, Cover, CoverCache, decoy_language
+from bot.features.discretion.views import discretion_menu, menu_entries
+from bot.people.service import Profile
 from tests.conftest import shared_content
 
 WORKSHEETS = Path(__file__).resolve().parents[2] / "content" / "worksheets"

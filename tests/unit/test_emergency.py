@@ -10,13 +10,13 @@ from typing import Any
 
 import yaml
 
-from bot.services import geo
-from bot.services.emergency import (
+from bot.content.emergency import (
     disagreements,
     known_to_libphonenumber,
     parse_emergency,
     validate_emergency,
 )
+from bot.geo import lookup as geo
 from tests.conftest import shared_content
 
 FILE = Path(__file__).resolve().parents[2] / "content" / "emergency_numbers.yaml"

@@ -10,18 +10,8 @@ from datetime import date
 import pytest
 from pypdf import PdfReader
 
-from bot.services.export import (
-    ExportAnswer,
-    ExportDocument,
-    ExportEntry,
-    ExportSection,
-    ExportWorksheet,
-    build_markdown,
-    build_pdf,
-    filename,
-    pdf_lines,
-)
-from bot.services.pdf_text import (
+from bot.core.export_parts import ExportEntry
+from bot.features.export.pdf_text import (
     BODY,
     FONT,
     INDENT,
@@ -30,6 +20,16 @@ from bot.services.pdf_text import (
     new_pdf,
     pages_for,
     pdf_safe,
+)
+from bot.features.export.render import (
+    ExportAnswer,
+    ExportDocument,
+    ExportSection,
+    ExportWorksheet,
+    build_markdown,
+    build_pdf,
+    filename,
+    pdf_lines,
 )
 
 TRICKY = (

@@ -16,8 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.problems import Problem
-from bot.services.helplines import (
+from bot.content.helplines import (
     INTL,
     Country,
     Line,
@@ -28,6 +27,7 @@ from bot.services.helplines import (
     phone_problem,
     validate_helplines,
 )
+from bot.core.problems import Problem
 
 HELPLINES_FILE = FilePath(__file__).resolve().parents[2] / "content" / "helplines.yaml"
 # Issue 9's list: every one of these has an emergency line and at least one support line.

@@ -2,7 +2,8 @@
 
 Each rule names a group of modules and what they must not import; a module's imports are
 every `import`/`from` in it, wherever it stands (also under TYPE_CHECKING). A failure names
-the file, the line and the import that broke the rule.
+the file, the line and the import that broke the rule. Above the rules, the package graph:
+no two packages of the bot may import each other, however long the way round.
 """
 
 from __future__ import annotations
@@ -16,39 +17,21 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BOT = ROOT / "bot"
 
-# Content schemas that still live in services/ (content.py loads them); they import no
-# other service, which test_schemas_import_no_logic checks.
-SCHEMAS = (
-    "bot.services.worksheet_model",
-    "bot.services.prompt_model",
-    "bot.services.helplines",
-    "bot.services.crisis",
-    "bot.services.crisis_patterns",
-    "bot.services.crisis_normal",
-    "bot.services.crisis_terms",
-    "bot.services.emergency",
-    "bot.services.places",
-    "bot.services.crisis_reply",
-    "bot.services.helpline_texts",
-    "bot.services.decoys",
-    "bot.services.panic_word",
-    "bot.services.urge_texts",
-    "bot.services.phrases",
-    "bot.services.phrase_patterns",
-    "bot.services.conversation",
-    # Data the schemas check against: IANA's country and zone tables, urge ids.
-    "bot.services.zone_table",
-    "bot.services.urge_model",
-)
+# A pattern is a dotted module prefix; `*` stands for one name (any feature).
+HANDLERS = "bot.features.*.handlers"
+BOTTOM = "bot.core"
 
 
 @dataclass(frozen=True)
 class Rule:
-    what: str  # the modules the rule is about (a package prefix or one module)
-    forbidden: tuple[str, ...]  # module prefixes they must not import
+    what: str  # the modules the rule is about (a pattern)
+    forbidden: tuple[str, ...]  # patterns of modules they must not import
     allowed: tuple[str, ...] = ()  # exceptions to `forbidden`, named one by one
+    unless: str = ""  # modules of `what` the rule leaves to another rule
 
     def applies_to(self, module: str) -> bool:
+        if self.unless and _within(module, self.unless):
+            return False
         return _within(module, self.what)
 
     def breaks(self, imported: str) -> bool:
@@ -57,39 +40,72 @@ class Rule:
         return any(_within(imported, f) for f in self.forbidden)
 
 
+# Every layer, bottom first, and what it must not import ("bot" alone: any module of the
+# bot); `allowed` names the exceptions.
 RULES = (
+    # Pure codecs and types: nothing above them.
+    Rule(BOTTOM, ("bot",), allowed=(BOTTOM,)),
+    # Where a crisis word is matched, and countries and zones: pure, on the bottom only.
+    Rule("bot.matching", ("bot",), allowed=(BOTTOM, "bot.matching")),
+    Rule("bot.geo", ("bot",), allowed=(BOTTOM, "bot.geo")),
+    # Loading data runs no logic: content knows the matching and the zone tables, no feature.
+    Rule("bot.content", ("bot",), allowed=(BOTTOM, "bot.matching", "bot.geo", "bot.content")),
+    # SQL knows nothing above it (crypto only, for the key store's wrapped keys).
+    Rule("bot.storage", ("bot", "telegram"), allowed=("bot.storage", "bot.crypto")),
+    Rule("bot.crypto", ("bot",)),
+    # Shared services and the transport know no feature and no PTB wiring.
+    Rule("bot.people", ("bot.features", "bot.framework", "bot.app", "bot.runtime", "telegram.ext")),
     Rule(
-        "bot.storage",
-        (
-            "bot.services",
-            "bot.handlers",
-            "bot.core",
-            "bot.views",
-            "bot.app",
-            "bot.runtime",
-            "bot.context",
-            "telegram",
-        ),
+        "bot.transport",
+        ("bot.features", "bot.framework", "bot.content", "bot.app", "bot.runtime"),
     ),
-    Rule("bot.content", ("bot.services",), allowed=SCHEMAS),
-    Rule("bot.texts", ("bot.services", "bot.handlers", "bot.app", "bot.runtime")),
+    # What features plug into knows no feature's handlers: they plug in from above.
+    Rule("bot.framework", (HANDLERS, "bot.app", "bot.runtime")),
+    # A feature's logic and views are testable without PTB and never reach up.
     Rule(
-        "bot.services",
-        ("bot.handlers", "bot.app", "bot.runtime", "bot.context", "bot.views", "telegram.ext"),
+        "bot.features",
+        ("bot.framework", HANDLERS, "bot.app", "bot.runtime", "telegram.ext"),
+        unless=HANDLERS,
     ),
-    Rule("bot.handlers", ("bot.app", "bot.runtime", "bot.storage")),
-    Rule("bot.views", ("telegram", "bot.handlers", "bot.app", "bot.runtime", "bot.context")),
-    Rule("bot.core", ("bot.handlers", "bot.app", "bot.runtime", "bot.storage")),
-    Rule("bot.context", ("bot.handlers", "bot.app", "bot.runtime", "bot.core.hub")),
+    Rule("bot.features.*.views", ("telegram",)),
+    # Handlers receive what they need: never the composition root, never a store.
+    Rule(HANDLERS, ("bot.app", "bot.runtime", "bot.storage")),
 )
+
+# Handlers that import another feature's handlers, left from before features were packages,
+# named one by one so the list can only shrink: (importing feature, imported feature).
+CROSS_FEATURE_KNOWN = {
+    ("checkins", "crisis"),  # add_under_reply: the [Keep] choice under a crisis reply
+    ("checkins", "setup"),  # SetupFeature, for the settings menu
+    ("conversation", "setup"),
+    ("conversation", "worksheets"),
+    ("discretion", "crisis"),  # CrisisFeature: /sos and crisis words pass the cover
+    ("export", "record"),  # send_record_export
+    ("export", "tidy"),
+    ("forget", "tidy"),
+    ("record", "setup"),
+    ("record", "crisis"),
+    ("setup", "forget"),
+    ("start", "forget"),
+    ("start", "setup"),
+    ("urge", "crisis"),
+    ("worksheets", "tidy"),
+    ("worksheets", "crisis"),
+    ("worksheets", "export"),
+}
 
 # Only the composition root and the lifecycle build stores and services (and the CLI,
 # which opens storage for `keys rotate`, `backup` and `stats` without a bot).
 BUILDERS = ("bot.app", "bot.runtime", "bot.__main__")
 
 
-def _within(module: str, prefix: str) -> bool:
-    return module == prefix or module.startswith(prefix + ".")
+def _within(module: str, pattern: str) -> bool:
+    """`module` is `pattern` or inside it; a `*` in the pattern matches one name."""
+    want = pattern.split(".")
+    have = module.split(".")
+    if len(have) < len(want):
+        return False
+    return all(w in ("*", h) for w, h in zip(want, have, strict=False))
 
 
 def _module_name(path: Path) -> str:
@@ -138,9 +154,95 @@ def layering_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[str
     return problems
 
 
+# ---- the package graph
+
+
+def package_of(module: str, is_package: bool = False) -> str:
+    """The node a module belongs to: its package; a loose module of bot/ (app, runtime,
+    crypto...) stands alone; a feature's handlers (`handlers.py` or `handlers/`) are a node
+    of their own, above the feature's logic and the framework both."""
+    parts = module.split(".")
+    if "handlers" in parts:
+        return ".".join(parts[: parts.index("handlers") + 1])
+    if is_package or len(parts) <= 2:
+        return module
+    return ".".join(parts[:-1])
+
+
+def package_graph(sources: list[tuple[str, Path, ast.Module]]) -> dict[str, set[str]]:
+    nodes = {m: package_of(m, p.name == "__init__.py") for m, p, _ in sources}
+    graph: dict[str, set[str]] = {node: set() for node in nodes.values()}
+    for module, _, tree in sources:
+        for _, imported in imports_of(module, tree):
+            target = nodes.get(imported)
+            if target is not None and target != nodes[module]:
+                graph[nodes[module]].add(target)
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Each strongly connected set of more than one package (Tarjan), as one way round it."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            group = []
+            while True:
+                top = stack.pop()
+                group.append(top)
+                if top == node:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def cycle_report(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{a} -> {b}"
+        for group in cycles(graph)
+        for a in group
+        for b in sorted(graph[a])
+        if b in group
+    ]
+
+
+def _feature(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "features" else None
+
+
+def cross_feature_handlers(sources: list[tuple[str, Path, ast.Module]]) -> set[tuple[str, str]]:
+    found = set()
+    for module, _, tree in sources:
+        mine = _feature(module)
+        if mine is None:
+            continue
+        for _, imported in imports_of(module, tree):
+            theirs = _feature(imported)
+            if theirs not in (None, mine) and _within(imported, HANDLERS):
+                found.add((mine, theirs))
+    return found
+
+
 def _built_classes() -> set[str]:
-    """Store and service classes: every class in bot/storage/ and bot/services/ whose
-    instances hold state or I/O (named *Store, *Service, *Flow, ...)."""
+    """Store and service classes: every class in storage, the shared services and the
+    features' logic whose instances hold state or I/O (named *Store, *Service, *Flow, ...)."""
     suffixes = (
         "Store",
         "Service",
@@ -154,8 +256,10 @@ def _built_classes() -> set[str]:
         "KeyStore",
     )
     names = set()
-    for folder in (BOT / "storage", BOT / "services"):
-        for path in folder.glob("*.py"):
+    for folder in (BOT / "storage", BOT / "people", BOT / "features"):
+        for path in folder.rglob("*.py"):
+            if "handlers" in path.relative_to(folder).with_suffix("").parts:
+                continue
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.ClassDef) and node.name.endswith(suffixes):
                     names.add(node.name)
@@ -182,7 +286,7 @@ def construction_violations(sources: list[tuple[str, Path, ast.Module]]) -> list
 # Imports inside a function that are there for a reason other than a cycle, named one by one:
 # (module, imported module) -> why.
 LAZY_ALLOWED = {
-    ("bot.services.progress_chart", "bot.services.chart_drawing"): (
+    ("bot.features.progress.chart", "bot.features.progress.drawing"): (
         "matplotlib (about 100 MB) is imported only in the chart's worker process"
     ),
 }
@@ -209,8 +313,18 @@ def lazy_import_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[
     return problems
 
 
+def test_packages_import_each_other_one_way() -> None:
+    assert cycle_report(package_graph(_sources())) == []
+
+
 def test_imports_point_one_way() -> None:
     assert layering_violations(_sources()) == []
+
+
+def test_no_feature_imports_another_features_handlers() -> None:
+    found = cross_feature_handlers(_sources())
+    assert found - CROSS_FEATURE_KNOWN == set(), "a feature uses another through its service"
+    assert CROSS_FEATURE_KNOWN - found == set(), "gone: take it off CROSS_FEATURE_KNOWN"
 
 
 def test_only_the_composition_root_builds_stores_and_services() -> None:
@@ -221,39 +335,66 @@ def test_no_lazy_imports() -> None:
     assert lazy_import_violations(_sources()) == []
 
 
-def test_schemas_import_no_logic() -> None:
-    sources = {m: (p, t) for m, p, t in _sources()}
-    for schema in SCHEMAS:
-        path, tree = sources[schema]
-        services = [n for _, n in imports_of(schema, tree) if _within(n, "bot.services")]
-        assert [n for n in services if not any(_within(n, s) for s in SCHEMAS)] == [], path
+def _parsed(*modules: tuple[str, str]) -> list[tuple[str, Path, ast.Module]]:
+    return [(module, BOT / "x.py", ast.parse(source)) for module, source in modules]
+
+
+def test_a_cycle_is_caught() -> None:
+    """Three packages round in a ring, and a package that only points down beside them."""
+    sources = _parsed(
+        ("bot.core.state", "from bot.content.texts import Tx"),
+        ("bot.content.texts", "from bot.features.urge.service import UrgeService"),
+        ("bot.features.urge.service", "from bot.core import state"),
+        ("bot.features.urge.handlers", "from bot.features.urge.service import UrgeService"),
+    )
+    assert cycle_report(package_graph(sources)) == [
+        "bot.content -> bot.features.urge",
+        "bot.core -> bot.content",
+        "bot.features.urge -> bot.core",
+    ]
+    assert cycle_report(package_graph(sources[1:])) == []
 
 
 @pytest.mark.parametrize(
     ("module", "source", "expected"),
     [
-        ("bot.handlers.x", "from bot.app import StApp", "bot.handlers must not import bot.app"),
-        ("bot.handlers.x", "import bot.runtime", "bot.handlers must not import bot.runtime"),
-        ("bot.handlers.x", "from bot import app", "bot.handlers must not import bot.app"),
-        ("bot.handlers.x", "from bot.storage.people import PeopleStore", "bot.storage"),
-        ("bot.services.x", "from telegram.ext import Application", "telegram.ext"),
-        ("bot.services.x", "from bot.handlers.common import say", "bot.handlers"),
-        ("bot.storage.x", "from bot.services.people import Person", "bot.services"),
-        ("bot.content", "from bot.services.delivery import TICK", "bot.services.delivery"),
-        ("bot.views.x", "from telegram import Message", "telegram"),
+        (
+            "bot.features.crisis.handlers.x",
+            "from bot.app import StApp",
+            f"{HANDLERS} must not import bot.app",
+        ),
+        ("bot.features.urge.handlers", "import bot.runtime", "must not import bot.runtime"),
+        ("bot.features.urge.handlers", "from bot import app", "must not import bot.app"),
+        ("bot.features.urge.handlers", "from bot.storage.people import PeopleStore", "storage"),
+        ("bot.features.urge.service", "from telegram.ext import Application", "telegram.ext"),
+        ("bot.features.urge.service", "from bot.framework.chat import say", "bot.framework"),
+        ("bot.features.urge.views", "from telegram import Message", "telegram"),
+        ("bot.storage.x", "from bot.people.service import Person", "bot.people"),
+        ("bot.content.x", "from bot.features.checkins.delivery import TICK", "bot.features"),
+        ("bot.core.x", "from bot.content.texts import Tx", "bot.core must not import"),
+        ("bot.framework.x", "from bot.features.crisis.handlers import crisis", "handlers"),
     ],
 )
 def test_a_broken_rule_is_caught(module: str, source: str, expected: str) -> None:
     """The checker itself: each of these lines, put in such a module, fails the test."""
-    problems = layering_violations([(module, BOT / "x.py", ast.parse(source))])
+    problems = layering_violations(_parsed((module, source)))
     assert len(problems) == 1 and expected in problems[0]
+
+
+def test_a_features_handlers_imported_by_another_feature_are_caught() -> None:
+    sources = _parsed(
+        ("bot.features.urge.handlers", "from bot.features.crisis.handlers.keep import x"),
+        ("bot.features.urge.handlers", "from bot.features.crisis.capture import y"),
+        ("bot.features.crisis.handlers.send", "from bot.features.crisis.handlers import keep"),
+    )
+    assert cross_feature_handlers(sources) == {("urge", "crisis")}
 
 
 def test_a_store_built_in_a_handler_is_caught() -> None:
     tree = ast.parse("def f(db):\n    return JournalStore(db)\n")
-    assert construction_violations([("bot.handlers.x", BOT / "x.py", tree)])
+    assert construction_violations([("bot.features.x.handlers", BOT / "x.py", tree)])
     tree = ast.parse("def f():\n    from bot.app import StApp\n")
-    assert lazy_import_violations([("bot.handlers.x", BOT / "x.py", tree)])
+    assert lazy_import_violations([("bot.features.x.handlers", BOT / "x.py", tree)])
 
 
 def test_no_production_asserts() -> None:

@@ -6,13 +6,13 @@ from datetime import date, datetime, time
 
 import pytest
 
-from bot.content import load_content
+from bot.content.loader import load_content
+from bot.content.locales import endonym
+from bot.content.places import name_in
+from bot.core import local_format
 from bot.core.callbacks import LanguageButton, SettingsButton
-from bot.locales import endonym
-from bot.services import local_format
-from bot.services.people import Profile
-from bot.services.places import name_in
-from bot.views.settings import language_view, settings_view
+from bot.features.setup.views import language_view, settings_view
+from bot.people.service import Profile
 
 
 @pytest.mark.parametrize(

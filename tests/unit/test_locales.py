@@ -10,17 +10,17 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.content import check_report, load_content
-from bot.core.telegram_text import MESSAGE_LIMIT
-from bot.locales import (
+from bot.content.helpline_texts import strings_parity
+from bot.content.loader import check_report, load_content
+from bot.content.locales import (
     Locales,
     primary_subtag,
     prompt_parity,
     text_parity,
     worksheet_parity,
 )
-from bot.problems import Problem
-from bot.services.helpline_texts import strings_parity
+from bot.core.problems import Problem
+from bot.core.telegram_text import MESSAGE_LIMIT
 from tests.locale_fill import complete_content
 
 EN_TEXTS: dict[str, Any] = {

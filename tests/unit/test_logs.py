@@ -48,5 +48,5 @@ def test_sql_parameters_are_withheld() -> None:
 
 
 def test_our_own_lines_pass_unchanged() -> None:
-    text = emit("bot.intake", logging.WARNING, 42)
+    text = emit("bot.transport.intake", logging.WARNING, 42)
     assert "Received data was 42" in text

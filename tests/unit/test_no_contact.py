@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.services.no_contact import DayStretch, Mark, MarkKind, State, allowed, no_contact
+from bot.features.progress.no_contact import DayStretch, Mark, MarkKind, State, allowed, no_contact
 
 LONDON = ZoneInfo("Europe/London")
 LA = ZoneInfo("America/Los_Angeles")

@@ -47,7 +47,7 @@ def test_the_pdf_fonts_and_their_licence_are_package_data() -> None:
 
 
 def test_every_font_the_export_uses_is_shipped() -> None:
-    from bot.services import pdf_text  # noqa: PLC0415
+    from bot.features.export import pdf_text  # noqa: PLC0415
 
     for name in (f"{pdf_text.FONT}-Regular.ttf", "NotoSans-Bold.ttf", *pdf_text.SCRIPT_FONTS):
         assert pdf_text.font_path(name).is_file(), name

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.content import Content, load_content
-from bot.services.panic_word import (
+from bot.content.loader import Content, load_content
+from bot.content.panic_word import (
     MAX_CHARS,
     MAX_MESSAGE_CHARS,
     MAX_WORDS,

@@ -17,8 +17,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.content import check_content, content_dir, load_content
-from bot.services.phrases import PhraseMatcher, validate_cancel, validate_signal
+from bot.content.loader import check_content, content_dir, load_content
+from bot.content.phrases import PhraseMatcher, validate_cancel, validate_signal
 from tests.reporting import report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.services.places import english_name
+from bot.content.places import english_name
 from tests.conftest import shared_content
 
 CONTENT = shared_content()

@@ -19,17 +19,11 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from PIL import Image
 
-from bot.content import load_content
-from bot.services.chart_drawing import build_figure, render_png, warm_up
-from bot.services.no_contact import DayStretch
-from bot.services.progress_chart import (
-    ChartData,
-    ChartLabels,
-    ChartRenderer,
-    MoodRating,
-    plot_data,
-)
-from bot.services.urge_model import UrgeEvent
+from bot.content.loader import load_content
+from bot.content.urge_model import UrgeEvent
+from bot.features.progress.chart import ChartData, ChartLabels, ChartRenderer, MoodRating, plot_data
+from bot.features.progress.drawing import build_figure, render_png, warm_up
+from bot.features.progress.no_contact import DayStretch
 
 LONDON = ZoneInfo("Europe/London")
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=LONDON)

@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from bot.problems import Problem
-from bot.services.prompt_model import (
+from bot.content.prompt_model import (
     MAX_TEXT_CHARS,
     THEMES,
     InvalidPromptsError,
@@ -21,6 +20,7 @@ from bot.services.prompt_model import (
     parse_prompts,
     validate_prompts,
 )
+from bot.core.problems import Problem
 
 PROMPTS_FILE = Path(__file__).resolve().parents[2] / "content" / "prompts.yaml"
 

@@ -13,12 +13,23 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from bot.content import Content, load_content
+from bot.content.loader import Content, load_content
 from bot.core.callbacks import RecordButton
 from bot.core.state import RecordState, decode_state, record_state
 from bot.core.telegram_text import CALLBACK_DATA_LIMIT
 from bot.crypto import CryptoError, PersonCipher, random_key
-from bot.services.record import (
+from bot.features.record import views
+from bot.features.record.dates import DAY, HOUR, happened_label, parse_when
+from bot.features.record.export import (
+    DocAmendment,
+    DocEntry,
+    DocFile,
+    DocSection,
+    RecordDocument,
+    build_markdown,
+    build_pdf,
+)
+from bot.features.record.service import (
     AMEND,
     OFFER_SIGNALS,
     Attachment,
@@ -28,17 +39,6 @@ from bot.services.record import (
     next_step,
     should_offer,
 )
-from bot.services.record_dates import DAY, HOUR, happened_label, parse_when
-from bot.services.record_export import (
-    DocAmendment,
-    DocEntry,
-    DocFile,
-    DocSection,
-    RecordDocument,
-    build_markdown,
-    build_pdf,
-)
-from bot.views import record as views
 from tests.reporting import report
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -10,13 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.core.state import RecordState
 from bot.crypto import MasterKey
-from bot.services.people import PeopleService, Person
-from bot.services.record import FILES, STEPS, WHEN, RecordService
-from bot.services.record_dates import DAY, MINUTE
-from bot.services.record_flow import (
+from bot.features.record.dates import DAY, MINUTE
+from bot.features.record.flow import (
     Ask,
     DayPicker,
     Expired,
@@ -28,6 +26,8 @@ from bot.services.record_flow import (
     Unclear,
     WhenSet,
 )
+from bot.features.record.service import FILES, STEPS, WHEN, RecordService
+from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore

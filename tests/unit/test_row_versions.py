@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.content.worksheet_model import Question, Worksheet
+from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
-from bot.services.journal import JournalService
-from bot.services.people import PeopleService, Person, RolledBackError
-from bot.services.worksheet_model import Question, Worksheet
-from bot.services.worksheets import WorksheetService
+from bot.features.checkins.journal import JournalService
+from bot.features.worksheets.service import WorksheetService
+from bot.people.service import PeopleService, Person, RolledBackError
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.journal import JournalStore

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.services.schedule import (
+from bot.features.checkins.schedule import (
     DailySchedule,
     is_valid_timezone,
     lateness_allowed,

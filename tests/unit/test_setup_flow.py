@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.core.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.crypto import MasterKey
-from bot.services.people import PeopleService, Person
-from bot.services.setup_flow import (
+from bot.features.setup.flow import (
     AskNext,
     CountrySet,
     Finish,
@@ -28,6 +27,7 @@ from bot.services.setup_flow import (
     ZoneFound,
     ZoneSet,
 )
+from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore

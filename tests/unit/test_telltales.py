@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import load_content
-from bot.services.crisis import normalize
-from bot.services.decoys import LANGUAGES
+from bot.content.decoys import LANGUAGES
+from bot.content.loader import load_content
+from bot.matching.crisis import normalize
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "telltale_words.tsv"
 # Telegram's limit for a command description. Source:

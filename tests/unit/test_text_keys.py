@@ -16,7 +16,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
-from bot.texts import Texts
+from bot.content.texts import Texts
 from tests.conftest import shared_content
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,8 +7,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.content import load_content
-from bot.services.urge_model import (
+from bot.content.loader import load_content
+from bot.content.urge_model import (
     READING_KEYS,
     READING_PERIOD,
     UrgeEvent,

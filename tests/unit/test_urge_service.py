@@ -1,4 +1,4 @@
-"""The urge flow's stored side (bot/services/urge.py over bot/storage/urge.py, a real SQLite
+"""The urge flow's stored side (bot/features/urge/service.py over bot/storage/urge.py, a real SQLite
 file): sealing, the once-only claims of due check-backs and offers, the offer-back time,
 no-contact marks, and the export section."""
 
@@ -12,14 +12,14 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher
-from bot.services import export
-from bot.services.no_contact import MarkKind, State
-from bot.services.people import Person, Profile
-from bot.services.urge import UrgeService, offer_back_at
-from bot.services.urge_export import export_parts
-from bot.services.worksheets import WorksheetService
+from bot.features.export import render as export
+from bot.features.progress.no_contact import MarkKind, State
+from bot.features.urge.export_parts import export_parts
+from bot.features.urge.service import UrgeService, offer_back_at
+from bot.features.worksheets.service import WorksheetService
+from bot.people.service import Person, Profile
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.schema import MIGRATIONS

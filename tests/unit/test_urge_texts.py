@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.content import check_content, content_dir, load_content
-from bot.services.urge_model import FOLLOW_UP_DELAY, TRIGGERS
-from bot.services.urge_texts import (
+from bot.content.loader import check_content, content_dir, load_content
+from bot.content.urge_model import FOLLOW_UP_DELAY, TRIGGERS
+from bot.content.urge_texts import (
     FILE,
     LOCK_SCREEN,
     MIN_SURF_STEPS,

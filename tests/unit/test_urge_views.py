@@ -1,11 +1,11 @@
-"""The urge flow's pure views (bot/views/urge.py): buttons that decode, texts that fit."""
+"""The urge flow's pure views (bot/features/urge/views.py): buttons that decode, texts that fit."""
 
 from __future__ import annotations
 
 from bot.core.callbacks import NoContactButton, UrgeButton
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
-from bot.services.no_contact import NoContact, State
-from bot.views import urge as views
+from bot.features.progress.no_contact import NoContact, State
+from bot.features.urge import views
 from tests.conftest import shared_content
 
 URGE_ID = "0123456789abcdef01234567"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.core.buttons import Rows
 from bot.core.callbacks import (
     CallbackData,
     DailyButton,
@@ -12,12 +13,11 @@ from bot.core.callbacks import (
     WorksheetButton,
 )
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
-from bot.services.people import Profile
-from bot.services.worksheets import Answer
-from bot.views import Rows
-from bot.views import journal as journal_views
-from bot.views import settings as settings_views
-from bot.views import worksheets as views
+from bot.features.checkins import views as journal_views
+from bot.features.setup import views as settings_views
+from bot.features.worksheets import views
+from bot.features.worksheets.service import Answer
+from bot.people.service import Profile
 from tests.conftest import shared_content
 
 KINDS: tuple[type[CallbackData], ...] = (

@@ -18,9 +18,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
-from bot.problems import Path, Problem
-from bot.services.worksheet_model import (
+from bot.content.worksheet_model import (
     HINT_LIMIT,
     MESSAGE_HEADROOM,
     QUESTION_TEXT_LIMIT,
@@ -32,6 +30,8 @@ from bot.services.worksheet_model import (
     validate_worksheet,
     validate_worksheet_ids,
 )
+from bot.core.problems import Path, Problem
+from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 
 WORKSHEETS_DIR = FilePath(__file__).resolve().parents[2] / "content" / "worksheets"
 EXPECTED_IDS = {

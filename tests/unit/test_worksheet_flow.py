@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bot.clock import ManualClock
+from bot.content.worksheet_model import Worksheet
+from bot.core.clock import ManualClock
 from bot.core.state import WorksheetState, worksheet_state
 from bot.crypto import MasterKey, PersonCipher, random_key
-from bot.services.crisis_capture import SAFETY_PLAN, Capture, held_texts, take
-from bot.services.ledger import MessageLedger
-from bot.services.people import PeopleService, Person, Profile
-from bot.services.worksheet_flow import (
+from bot.features.crisis.capture import SAFETY_PLAN, Capture, held_texts, take
+from bot.features.worksheets.flow import (
     AddedToPrevious,
     Gone,
     HeldBack,
@@ -27,8 +26,9 @@ from bot.services.worksheet_flow import (
     Saved,
     WorksheetFlow,
 )
-from bot.services.worksheet_model import Worksheet
-from bot.services.worksheets import WorksheetService
+from bot.features.worksheets.service import WorksheetService
+from bot.people.ledger import MessageLedger
+from bot.people.service import PeopleService, Person, Profile
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
@@ -201,7 +201,7 @@ async def test_a_deep_link_opens_once(world: World) -> None:
     assert await world.flow.take_pending(world.person) is None
 
 
-# --- crisis text inside an answer (bot/services/crisis_capture.py decides the Capture) ------
+# --- crisis text inside an answer (bot/features/crisis/capture.py decides the Capture) ------
 
 
 async def test_continue_returns_to_the_question_the_person_was_on(world: World) -> None:

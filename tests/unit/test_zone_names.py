@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.services import geo, zone_names
-from bot.services.schedule import is_valid_timezone
+from bot.features.checkins.schedule import is_valid_timezone
+from bot.geo import lookup as geo
+from bot.geo import zone_names
 from tests.reporting import report
 
 NAMES = Path(__file__).resolve().parents[1] / "data" / "timezone_names.tsv"

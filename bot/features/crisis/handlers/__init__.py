@@ -1,0 +1,1 @@
+"""The crisis feature's PTB adapters."""

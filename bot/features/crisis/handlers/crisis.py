@@ -1,0 +1,307 @@
+"""Crisis keywords: the first handler group, on every private message, caption and edit.
+
+The reply goes out before anything touches storage. The country comes from memory; on a
+cache miss storage gets LOOKUP_BUDGET seconds, then the main regions' emergency numbers are
+used. The message is not consumed: a worksheet answer or journal reply that contains a
+crisis word is still saved by the later groups, which see `context.crisis`.
+
+Anyone, known or not, can say where they are from the reply (a short list, or a country's
+name typed in any of seven languages): the reply comes again with the local lines, the
+country is kept in memory at once and stored afterwards, like the onboarding country. After
+the numbers, a grounding exercise goes one step at a time and ends with a way back.
+
+Only a tier-1 (certain) match gets the emergency reply; a tier-2 one gets the "Are you safe
+right now?" check of bot/features/crisis/handlers/safety_check.py, on the same path. One exception:
+a tier-2
+text typed while a safety-plan question waits (known from memory, or storage within the
+same budget) is an answer that speaks of safety; the check stays back and the worksheet
+saves it with a quiet line (bot/features/crisis/capture.py). `context.crisis_quiet` says
+so; whoever then does not give the quiet line sends the check after all (`ensure_reply`).
+
+The learned model (bot/matching/crisis_model.py) reads every private text the rules did not
+answer with certainty, in its worker thread (`look_early`, started before the message waits
+for anything). What it finds goes out as soon as it is known, on the same path and with
+the same replies, as a check, or as the emergency reply where it is confident and the
+message urgent; the crisis group below waits for it (within the model's budget) so that the
+later groups treat the message as the crisis it is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+from telegram import Message, Update
+from telegram.ext import ApplicationHandlerStop
+
+from bot.content.crisis_reply import compose_full_list
+from bot.core.callbacks import CrisisButton
+from bot.features.crisis.capture import SAFETY_PLAN
+from bot.features.crisis.handlers import safety_check
+from bot.features.crisis.handlers.country import (
+    ask_country,
+    country_chosen,
+    maybe_typed_country,
+    valid_place,
+)
+from bot.features.crisis.handlers.send import (
+    KINDS,
+    country_of,
+    offer_safety_plan,
+    send_crisis_reply,
+    send_grounding,
+    send_urgent,
+)
+from bot.framework.chat import current_person, delete_quietly, is_private
+from bot.framework.context import Context
+from bot.framework.hub import Hub
+from bot.matching.crisis import CrisisKind, CrisisMatch
+
+log = logging.getLogger(__name__)
+
+
+EARLY_KEY = "steady.crisis.early"
+LOOK_KEY = "steady.crisis.model"
+Early = tuple[CrisisMatch, Message | None, bool]  # the match, the reply, held back (quiet)
+# A model task nobody collected (its update stopped before the crisis group) is let go.
+_LOOK_KEPT = 60.0
+
+
+def _early(application: Any) -> dict[int, Early]:
+    found: dict[int, Early] = application.bot_data.setdefault(EARLY_KEY, {})
+    return found
+
+
+def _looks(application: Any) -> dict[int, asyncio.Task[Early | None]]:
+    found: dict[int, asyncio.Task[Early | None]] = application.bot_data.setdefault(LOOK_KEY, {})
+    return found
+
+
+def look_early(update: Update, application: Any) -> None:
+    """Start the model's reading of a private text (called before the message waits for
+    anything). Commands, and messages the rules answer with certainty, are not read."""
+    if not is_private(update):
+        return
+    services = Context.from_update(update, application).services
+    screen = services.crisis_screen
+    message = update.effective_message
+    if screen is None or message is None:
+        return
+    text = message.text or message.caption or ""
+    if not text.strip() or text.startswith("/"):
+        return
+    task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
+    looks = _looks(application)
+    looks[update.update_id] = task
+    asyncio.get_running_loop().call_later(_LOOK_KEPT, looks.pop, update.update_id, None)
+
+
+async def _model_reply(update: Update, application: Any, text: str) -> Early | None:
+    """The model's finding, sent as soon as it is known: a check where the rules found
+    nothing, the emergency reply where it is confident and the rules only asked."""
+    context = Context.from_update(update, application)
+    services = context.services
+    screen = services.crisis_screen
+    if screen is None:
+        return None
+    rules = services.content.detector.detect(text)
+    if rules is not None and rules.certain:
+        return None
+    match = await screen.assess(text, rules)
+    if match is None:
+        return None
+    message = update.effective_message
+    try:
+        sent = await respond(update, context, match, message)
+    except Exception as exc:
+        log.warning("crisis model reply not sent: %s", type(exc).__name__)
+        sent = None
+    log.info(
+        "crisis model found kind=%s tier=%s update=%s",
+        match.kind.value,
+        match.tier,
+        update.update_id,
+    )
+    return match, sent, context.crisis_quiet
+
+
+async def _collect_look(update: Update, context: Context) -> Early | None:
+    task = _looks(context.application).pop(update.update_id, None)
+    if task is None:
+        return None
+    try:
+        return await task
+    except Exception as exc:
+        log.warning("crisis model reading failed: %s", type(exc).__name__)
+        return None
+
+
+async def reply_early(update: Update, application: Any) -> None:
+    """Called by the update processor for a crisis message before it waits for anything;
+    the crisis group below then finds the reply sent (keyed by update id)."""
+    if not is_private(update):
+        return
+    context = Context.from_update(update, application)
+    message = update.effective_message
+    text = (message.text or message.caption or "") if message is not None else ""
+    command = text.split(maxsplit=1)[0].split("@")[0] if text.startswith("/") else ""
+    if command in ("/sos", "/help"):
+        await _sos(update, context, guide=command == "/help")
+        general = CrisisMatch(CrisisKind.GENERAL, frozenset())
+        _early(application)[update.update_id] = (general, None, False)
+        return
+    match = context.services.content.detector.detect(text) if text else None
+    if match is None or command:
+        return
+    sent = await respond(update, context, match, message)
+    _early(application)[update.update_id] = (match, sent, context.crisis_quiet)
+
+
+async def on_message(update: Update, context: Context) -> None:
+    message = update.effective_message
+    if message is None or not is_private(update):
+        return
+    early = _early(context.application).pop(update.update_id, None)
+    # What the model found (it read the message while it waited for its turn); it only
+    # adds to the rules: a crisis they missed, or the emergency reply where they asked.
+    looked = await _collect_look(update, context)
+    if looked is not None:
+        early = looked if early is None or looked[0].tier < early[0].tier else early
+    if early is not None:
+        context.crisis, context.crisis_reply, context.crisis_quiet = early
+        if context.crisis_quiet and not await _in_safety_plan(update, context):
+            # The early path ran before this chat's earlier updates (a Pause, say): now, in
+            # order, the person is somewhere else, so the check goes out after all.
+            await ensure_reply(update, context)
+        return
+    text = message.text or message.caption
+    if not text or text.startswith("/"):
+        return  # commands have their own handlers (/sos and /help show the same lines)
+    match = context.services.content.detector.detect(text)
+    if match is None:
+        await maybe_typed_country(update, context, text)
+        return
+    context.crisis = match
+    try:
+        context.crisis_reply = await respond(update, context, match, message)
+    except Exception as exc:
+        # Whatever Telegram said, what they wrote must still be saved by the later groups.
+        log.warning("crisis reply not sent: %s", type(exc).__name__)
+
+
+async def respond(
+    update: Update, context: Context, match: CrisisMatch, trigger: Message | None
+) -> Message | None:
+    """The emergency reply when the match is certain, the safety check when it is not
+    (unless it is a safety-plan answer: then nothing, and `context.crisis_quiet`)."""
+    if match.certain:
+        hint = match.kind == CrisisKind.GENERAL
+        return await send_crisis_reply(
+            update, context, match.kind, trigger, guide_hint=hint, also=match.kinds
+        )
+    typed = update.message is not None and update.message.text is not None
+    if typed and await _in_safety_plan(update, context):
+        context.crisis_quiet = True
+        return None
+    return await safety_check.send_check(update, context, match, trigger)
+
+
+async def _in_safety_plan(update: Update, context: Context) -> bool:
+    """Whether a safety-plan question waits for this person's text, from memory (storage
+    gets the crisis path's budget on a miss, as for the country)."""
+    user = update.effective_user
+    if user is None:
+        return False
+    person_id = context.services.people.person_id(user.id)
+    cache = context.services.crisis_cache
+    if not cache.knows(person_id):
+        await country_of(context, user.id)  # a load fills the cache, or fails quietly
+    return cache.answering(person_id) == SAFETY_PLAN
+
+
+async def ensure_reply(update: Update, context: Context) -> None:
+    """The check held back for a safety-plan answer, sent after all (the text turned out
+    not to be kept quietly)."""
+    if not context.crisis_quiet or context.crisis is None:
+        return
+    context.crisis_quiet = False
+    message = update.effective_message
+    context.crisis_reply = await safety_check.send_check(update, context, context.crisis, message)
+
+
+async def _sos(update: Update, context: Context, *, guide: bool) -> None:
+    await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
+    if guide:
+        await send_urgent(update, context, context.tx("guide.text"))
+
+
+async def on_sos(update: Update, context: Context) -> None:
+    if not is_private(update):
+        return
+    if _early(context.application).pop(update.update_id, None) is None:
+        await _sos(update, context, guide=False)
+    raise ApplicationHandlerStop
+
+
+async def on_help(update: Update, context: Context) -> None:
+    if not is_private(update):
+        return
+    if _early(context.application).pop(update.update_id, None) is None:
+        await _sos(update, context, guide=True)
+    raise ApplicationHandlerStop
+
+
+async def on_button(update: Update, context: Context, data: CrisisButton) -> None:
+    query = update.callback_query
+    chat = update.effective_chat
+    user = update.effective_user
+    if query is None or chat is None or user is None:
+        return
+    action, rest = data.action, data.arg
+    tx = context.tx
+    if action == "more":
+        country = await country_of(context, user.id)
+        text = compose_full_list(context.book, country, tx)
+        await send_urgent(
+            update,
+            context,
+            text,
+            buttons=[[(tx("crisis_help.btn_ground"), CrisisButton("ground", "1").encode())]],
+        )
+    elif action == "clear":
+        ids = [query.message.message_id] if query.message is not None else []
+        if data.message_id is not None:
+            ids.append(data.message_id)
+        await delete_quietly(context, chat.id, ids)
+    elif action == "ground":
+        await send_grounding(update, context, rest)
+    elif action == "where" and rest in KINDS:
+        await ask_country(update, context, KINDS[rest])
+    elif action == "cty":
+        k, _, code = rest.partition(":")
+        if k in KINDS and valid_place(context, code):
+            await country_chosen(update, context, KINDS[k], code, typed=False)
+    elif action == "back":
+        person = await current_person(update, context)
+        waiting = person is not None and person.profile.active_worksheet is not None
+        key = "crisis_help.back_worksheet" if waiting else "crisis_help.back_idle"
+        await send_urgent(update, context, tx(key))
+    elif action == "plan":
+        await offer_safety_plan(update, context)
+
+
+class CrisisFeature:
+    """Crisis words, /sos and /help: app.py puts `on_message`, `on_sos` and `on_help` in
+    the first group (-10) and `reply_early` in the update processor; the buttons of the
+    reply install here."""
+
+    on_message = staticmethod(on_message)
+    on_sos = staticmethod(on_sos)
+    on_help = staticmethod(on_help)
+    reply_early = staticmethod(reply_early)
+    look_early = staticmethod(look_early)
+
+    def install(self, hub: Hub) -> None:
+        hub.router.on_callback(CrisisButton, on_button)
+        safety_check.install(hub)

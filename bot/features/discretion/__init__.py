@@ -1,0 +1,1 @@
+"""Discretion under watch: the panic word, the cover and its decoy, the neutral menu."""

@@ -1,0 +1,385 @@
+"""Discretion under watch: the panic word, the cover, the neutral menu per chat, and the
+buttons that take a message out of the chat (docs/discretion.md).
+
+The panic word is checked in the update processor (`early`, before the update waits for
+its chat's turn or a slot) and again in the first handler group (`guard`, -20, before the
+crisis group's storage use), from memory only. On a match: the cover is entered in memory,
+the panic message and everything else Telegram still lets us delete go, the decoy is sent
+on the urgent bot, and only then, in the chat's order, is anything written.
+
+In cover the guard answers everything with the decoy, except a crisis word, /sos or /help
+(the crisis group answers them: safety outranks the cover) and the crisis reply's own
+buttons. /start leaves cover only when no return word is set: with one, a watcher who
+taps Start gets the decoy's welcome and learns nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+from typing import Any
+
+from telegram import BotCommand, BotCommandScopeChat, Message, Update
+from telegram.error import TelegramError
+from telegram.ext import ApplicationHandlerStop
+
+from bot.content.panic_word import MAX_CHARS, MAX_WORDS, MIN_LETTERS, WordKind, WordProblem
+from bot.content.panic_word import check_word as check_panic_word
+from bot.core.buttons import Rows
+from bot.core.callbacks import CrisisButton, DiscretionButton
+from bot.core.state import DiscretionState, discretion_state
+from bot.features.crisis.handlers.crisis import CrisisFeature
+from bot.features.discretion.service import Cover, decoy_language
+from bot.features.discretion.views import discretion_menu, menu_entries
+from bot.framework.chat import (
+    current_person,
+    delete_and_forget,
+    delete_quietly,
+    is_private,
+    replace_or_say,
+    say,
+)
+from bot.framework.context import SERVICES_KEY, Context, Services
+from bot.framework.hub import Hub
+from bot.people.service import Person, UnreadableDataError
+
+log = logging.getLogger(__name__)
+
+LOOKUP_BUDGET = 0.3  # seconds the wipe waits for stored ids before the decoy goes out
+STORE_BUDGET = 5.0  # seconds the late deletions may take, after the decoy
+HANDLED_KEY = "steady.discretion.handled"
+_CRISIS_COMMANDS = ("/sos", "/help")
+
+
+@dataclass(frozen=True)
+class Handled:
+    kind: WordKind
+    deleted: tuple[int, ...]
+    stray: bool = False  # a return word typed outside cover: only deleted
+    decoy: tuple[int, int] | None = None  # the decoy's id and time, noted again after erase
+
+
+def _handled(application: Any) -> dict[int, Handled]:
+    found: dict[int, Handled] = application.bot_data.setdefault(HANDLED_KEY, {})
+    return found
+
+
+def _text_of(update: Update) -> tuple[Message, str] | None:
+    message = update.message or update.edited_message
+    if message is None or message.chat.type != "private":
+        return None
+    text = message.text or message.caption
+    return (message, text) if text else None
+
+
+def _command(text: str) -> str:
+    return (
+        text.split(maxsplit=1)[0].split("@", maxsplit=1)[0].lower() if text.startswith("/") else ""
+    )
+
+
+async def _send(context: Context, person_id: str, chat_id: int, text: str) -> Message:
+    """Send on the urgent bot (it speaks in cover, outside the rate limiter), no buttons,
+    the id noted so the next wipe or /clear takes it too."""
+    services = context.services
+    sent = await services.urgent_bot.send_message(
+        chat_id, text, disable_notification=services.crisis_cache.silent(person_id)
+    )
+    services.ledger.note(person_id, sent.message_id, int(sent.date.timestamp()))
+    return sent
+
+
+class DiscretionFeature:
+    def __init__(self, crisis: CrisisFeature) -> None:
+        self.crisis = crisis
+        self.hub = Hub()  # replaced by the app's hub in install()
+
+    def install(self, hub: Hub) -> None:
+        self.hub = hub
+        hub.settings_rows.append(self.settings_rows)
+        hub.router.on_callback(DiscretionButton, self.on_button)
+        hub.router.on_state(DiscretionState("panic").encode().partition(":")[0], self.on_text)
+        hub.on_wording_changed(self.apply_menu)
+        hub.after_onboarding.append(self.after_onboarding)
+
+    # --- the panic path ---------------------------------------------------------------
+
+    async def early(self, update: Update, application: Any) -> bool:
+        """The update processor's first look, before any lock or slot: True if this was a
+        panic or return word (done here; `guard` finishes it in order)."""
+        found = _text_of(update)
+        user = update.effective_user
+        if found is None or user is None:
+            return False
+        message, text = found
+        services: Services = application.bot_data[SERVICES_KEY]
+        person_id = services.people.person_id(user.id)
+        kind = services.cover.match(person_id, text)
+        if kind is None:
+            return False  # everyone without a word pays a pseudonym and a dict miss
+        context = Context.from_update(update, application)
+        chat_id = message.chat.id
+        if kind is WordKind.PANIC:
+            language = decoy_language(user.language_code)
+            cover = services.discretion.enter_cover(person_id, chat_id, language)
+            if cover is None:
+                return False
+            # Recorded only once the decoy is out: if this fails, the guard does it again.
+            deleted, decoy = await self._wipe(context, person_id, cover, message)
+            stamp = int(decoy.date.timestamp())
+            handled = Handled(kind, deleted, decoy=(decoy.message_id, stamp))
+            _handled(application)[update.update_id] = handled
+            log.info("panic word: cover entered")
+            return True
+        # The return word: out of cover, or (outside cover) only taken out of the chat.
+        stray = not services.cover.in_cover(person_id)
+        _handled(application)[update.update_id] = Handled(kind, (message.message_id,), stray)
+        services.cover.leave(person_id)
+        await delete_quietly(context, chat_id, [message.message_id], bot=services.urgent_bot)
+        if not stray:
+            await _send(context, person_id, chat_id, context.tx("discretion.cover_ended"))
+            log.info("return word: cover ended")
+        return True
+
+    async def _wipe(
+        self, context: Context, person_id: str, cover: Cover, message: Message
+    ) -> tuple[tuple[int, ...], Message]:
+        services = context.services
+        bot, chat_id = services.urgent_bot, cover.chat_id
+        # The panic message first: it is on the screen now.
+        await delete_quietly(context, chat_id, [message.message_id], bot=bot)
+        ids = set(services.ledger.pending(person_id))
+        stored = asyncio.ensure_future(self._stored_ids(context, person_id))
+        try:
+            ids.update(await asyncio.wait_for(asyncio.shield(stored), LOOKUP_BUDGET))
+        except Exception as exc:  # slow or down: the decoy goes out, the rest follows
+            log.warning("panic wipe: stored ids late: %s", type(exc).__name__)
+        ids.discard(message.message_id)
+        await delete_quietly(context, chat_id, sorted(ids), bot=bot)
+        sent = await _send(context, person_id, chat_id, services.discretion.cover_message(cover))
+        if not stored.done():
+            try:
+                late = await asyncio.wait_for(stored, STORE_BUDGET)
+            except Exception as exc:
+                log.warning("panic wipe: stored ids not read: %s", type(exc).__name__)
+                late = []
+            rest = sorted(set(late) - ids - {sent.message_id, message.message_id})
+            await delete_quietly(context, chat_id, rest, bot=bot)
+            ids.update(rest)
+        return (message.message_id, *sorted(ids)), sent
+
+    async def _stored_ids(self, context: Context, person_id: str) -> list[int]:
+        services = context.services
+        return [
+            *(await services.ledger.stored(person_id)),
+            *(await services.discretion.stored_ids(person_id)),
+        ]
+
+    async def guard(self, update: Update, context: Context) -> None:
+        """Group -20: finish a panic or return word in the chat's order; in cover, be the
+        decoy. Nothing here touches storage for people without a panic word."""
+        user = update.effective_user
+        if user is None or not is_private(update):
+            return
+        services = context.services
+        person_id = services.people.person_id(user.id)
+        handled = _handled(context.application).pop(update.update_id, None)
+        if handled is None and services.cover.armed(person_id) is not None:
+            found = _text_of(update)
+            if found is not None and services.cover.match(person_id, found[1]) is not None:
+                # The processor's early look did not run or failed: do it now.
+                await self.early(update, context.application)
+                handled = _handled(context.application).pop(update.update_id, None)
+        if handled is not None:
+            await self._settle(update, context, person_id, handled)
+            raise ApplicationHandlerStop
+        if services.cover.in_cover(person_id):
+            await self._as_decoy(update, context, person_id)
+
+    async def _settle(
+        self, update: Update, context: Context, person_id: str, handled: Handled
+    ) -> None:
+        services = context.services
+        user = update.effective_user
+        try:
+            person = await services.people.load_by_id(person_id)
+        except UnreadableDataError:
+            return
+        if person is None or user is None:
+            return
+        await services.ledger.forget(person_id, list(handled.deleted))
+        if handled.stray:
+            return
+        if handled.kind is WordKind.PANIC:
+            person.state = ""  # what was on screen is gone; /resume still finds its place
+            await services.discretion.store_cover(person)
+            armed = services.cover.armed(person_id)
+            if armed is not None and armed.erase:
+                person = await services.discretion.erase_keeping_cover(person, user.id)
+                if handled.decoy is not None:  # the fresh person's chat holds the decoy
+                    services.ledger.note(person.person_id, *handled.decoy)
+        else:
+            await services.discretion.store_cover(person)
+        await self.apply_menu(context, person)
+
+    async def _as_decoy(self, update: Update, context: Context, person_id: str) -> None:
+        services = context.services
+        query = update.callback_query
+        if query is not None:
+            data = query.data or ""
+            crisis = CrisisButton.decode(data.partition(":")[2])
+            if data.startswith(f"{CrisisButton.PREFIX}:") and crisis and crisis.action != "plan":
+                return  # the crisis reply's own buttons keep working
+            try:
+                await query.answer()
+            except TelegramError as exc:
+                log.debug("cover: callback not answered: %s", type(exc).__name__)
+            raise ApplicationHandlerStop
+        message = update.message
+        if message is None:
+            raise ApplicationHandlerStop  # edits and the rest: nothing happens
+        text = message.text or message.caption or ""
+        command = _command(text)
+        if command in _CRISIS_COMMANDS:
+            return  # the crisis group answers, then stops the update
+        if text and not command and services.content.detector.detect(text) is not None:
+            await self.crisis.on_message(update, context)
+            raise ApplicationHandlerStop
+        cover = services.cover.cover(person_id)
+        armed = services.cover.armed(person_id)
+        if cover is None or armed is None:
+            return
+        stamp = int(message.date.timestamp())
+        services.ledger.note(person_id, message.message_id, stamp)
+        if command == "/start" and armed.words.back is None:
+            services.cover.leave(person_id)
+            await _send(context, person_id, message.chat.id, context.tx("discretion.cover_ended"))
+            person = await services.people.load_by_id(person_id)
+            if person is not None:
+                await services.discretion.store_cover(person)
+                await self.apply_menu(context, person)
+            raise ApplicationHandlerStop
+        if command == "/start":
+            answer = services.discretion.welcome(cover)
+        else:
+            answer = services.discretion.reply(person_id) or services.discretion.welcome(cover)
+        await _send(context, person_id, message.chat.id, answer)
+        person = await services.people.load_by_id(person_id)
+        if person is not None:
+            await services.discretion.store_cover(person)
+        raise ApplicationHandlerStop
+
+    async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
+        """In discreet mode the welcome and the onboarding questions go once read: the
+        latest message (what was just turned on) stays until the next one arrives."""
+        if person.profile.discreet:
+            ids = await context.services.ledger.deletable(person.person_id)
+            await delete_and_forget(context, person, sorted(ids)[:-1])
+        return False
+
+    # --- the menu per chat ------------------------------------------------------------
+
+    async def apply_menu(self, context: Context, person: Person) -> None:
+        """Neutral wording (or cover): this chat's "/" menu says nothing a watcher would
+        notice. A language chosen in /settings that Telegram would not show them: the menu
+        in that language. Otherwise the chat's own menu is removed and the default shows
+        (published per language code at start-up)."""
+        services = context.services
+        locales = services.content.locales
+        scope = BotCommandScopeChat(person.chat_id)
+        neutral = person.profile.neutral_wording or services.cover.in_cover(person.person_id)
+        default = locales.resolve(None, context.telegram_language)
+        try:
+            if neutral or context.language != default:
+                names = [name for name, _ in self.hub.commands] + ["sos", "help"]
+                texts = locales[context.language].texts
+                entries = menu_entries(texts, names, neutral=neutral)
+                commands = [BotCommand(name, text) for name, text in entries]
+                await context.bot.set_my_commands(commands, scope=scope)
+            else:
+                await context.bot.delete_my_commands(scope=scope)
+        except TelegramError as exc:
+            log.warning("chat menu not set: %s", type(exc).__name__)
+
+    # --- /settings: choosing the words --------------------------------------------------
+
+    async def settings_rows(self, context: Context, person: Person) -> Rows:
+        return [[(context.tx("discretion.btn_settings"), DiscretionButton("menu").encode())]]
+
+    async def show_menu(
+        self, update: Update, context: Context, person: Person, note: str | None = None
+    ) -> None:
+        decoys = context.services.content.decoys
+        themes = [(t, decoys.voice(t, "en").label) for t in decoys.theme_ids()]
+        text, rows = discretion_menu(context.tx, person.profile, themes, note=note)
+        await replace_or_say(context, update, text, person=person, buttons=rows)
+
+    async def on_button(self, update: Update, context: Context, data: DiscretionButton) -> None:
+        value = data.value
+        person = await current_person(update, context)
+        if person is None:
+            return
+        services = context.services
+        tx = context.tx
+        if value == "panic" or (value == "return" and person.profile.panic_digest):
+            word = "panic" if value == "panic" else "return"
+            await services.people.set_state(person, DiscretionState(word).encode())
+            await replace_or_say(
+                context,
+                update,
+                tx(f"discretion.ask_{word}"),
+                person=person,
+                buttons=[[(tx("discretion.btn_cancel"), DiscretionButton("menu").encode())]],
+            )
+            return
+        note = None
+        if value == "noreturn":
+            await services.discretion.set_return_word(person, None)
+            note = tx("discretion.return_removed")
+        elif value == "off":
+            await services.discretion.remove(person)
+            note = tx("discretion.removed")
+        elif value.startswith("erase:"):
+            await services.discretion.choose(person, erase=value == "erase:on")
+        elif value.startswith("theme:"):
+            await services.discretion.choose(person, theme=value.partition(":")[2])
+        if discretion_state(person.state) is not None:
+            await services.people.set_state(person, "")
+        await self.show_menu(update, context, person, note)
+
+    async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
+        """A typed panic or return word: out of the chat at once, checked, kept as a hash."""
+        services = context.services
+        message = update.effective_message
+        if message is not None:
+            await delete_and_forget(context, person, [message.message_id])
+        state = discretion_state(person.state)
+        if state is None:
+            return
+        names = [name for name, _ in self.hub.commands] + ["sos", "help"]
+        problem = check_panic_word(
+            text,
+            crisis=services.content.detector,
+            commands=names,
+            common=services.content.common_words,
+        )
+        is_return = state.word == "return"
+        if problem is None and is_return and services.discretion.same_as_panic(person, text):
+            problem = WordProblem.SAME_AS_PANIC
+        if problem is not None:
+            explain = context.tx(
+                problem.text_key, min=MIN_LETTERS, max_chars=MAX_CHARS, max_words=MAX_WORDS
+            )
+            back = [[(context.tx("discretion.btn_cancel"), DiscretionButton("menu").encode())]]
+            await say(context, person.chat_id, explain, person=person, buttons=back)
+            return
+        person.state = ""
+        if is_return:
+            await services.discretion.set_return_word(person, text)
+            note = context.tx("discretion.return_saved")
+        else:
+            await services.discretion.set_panic_word(person, text)
+            note = context.tx("discretion.saved")
+        await services.people.set_state(person, "")
+        await self.show_menu(update, context, person, note)

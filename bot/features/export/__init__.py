@@ -1,0 +1,1 @@
+"""/export: everything a person wrote, as a Markdown file or a PDF, made in memory."""

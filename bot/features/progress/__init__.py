@@ -1,0 +1,1 @@
+"""/progress: the picture of the waves getting smaller, no-contact days, the mood tap."""

@@ -1,0 +1,121 @@
+"""The picture of the waves getting smaller (issue 15): /progress, no-contact days
+(/nocontact, with the optional line in the daily check-in) and the check-in's 1-5 mood tap.
+The urge flow itself is bot/features/urge/handlers.py."""
+
+from __future__ import annotations
+
+from telegram import Update
+
+from bot.content.urge_model import reading_text
+from bot.core.callbacks import MoodButton, NoContactButton
+from bot.features.progress.chart import ChartLabels
+from bot.features.progress.no_contact import MarkKind
+from bot.features.urge.service import UrgeService
+from bot.features.urge.views import no_contact_view, reset_confirm_view
+from bot.framework.chat import (
+    Button,
+    command_person,
+    current_person,
+    remember,
+    replace_or_say,
+    say,
+    tell,
+)
+from bot.framework.context import Context
+from bot.framework.hub import Hub
+from bot.people.service import Person
+
+
+class ProgressFeature:
+    def install(self, hub: Hub) -> None:
+        hub.command("progress", self.progress_command)
+        hub.command("nocontact", self.no_contact_command)
+        hub.router.on_callback(NoContactButton, self.on_no_contact)
+        hub.router.on_callback(MoodButton, self.on_mood)
+        hub.settings_rows.append(self.settings_rows)
+
+    async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
+        return [[(context.tx("nocontact.btn_settings"), NoContactButton("show").encode())]]
+
+    async def no_contact_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is not None:
+            count = await _urges(context).count(person)
+            await tell(
+                context,
+                person,
+                *no_contact_view(context.tx, count, in_checkin=person.profile.nocontact_in_checkin),
+            )
+
+    async def progress_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is None:
+            return
+        services, tx = context.services, context.tx
+        data, reading = await _urges(context).progress(person)
+        if not data.urges and not data.moods and not data.stretches:
+            await tell(context, person, tx("progress.empty"))
+            return
+        caption = reading_text(tx, reading)
+        rendered = await services.chart.render(data, ChartLabels.from_texts(tx, context.formats))
+        message = await context.bot.send_photo(
+            person.chat_id, rendered.png, caption=caption, protect_content=True
+        )
+        await remember(services, person, message)
+
+    async def on_no_contact(self, update: Update, context: Context, data: NoContactButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        tx = context.tx
+        urges = _urges(context)
+        if data.value == "show":
+            count = await urges.count(person)
+            shown = person.profile.nocontact_in_checkin
+            await tell(context, person, *no_contact_view(tx, count, in_checkin=shown))
+            return
+        if data.value in ("inon", "inoff"):
+            person.profile.nocontact_in_checkin = data.value == "inon"
+            await context.services.people.save(person)
+            count = await urges.count(person)
+            key = "nocontact.checkin_on" if data.value == "inon" else "nocontact.checkin_off"
+            _, rows = no_contact_view(tx, count, in_checkin=person.profile.nocontact_in_checkin)
+            await replace_or_say(context, update, tx(key), person=person, buttons=rows)
+            return
+        if data.value == "reset":
+            text, rows = reset_confirm_view(tx)
+            await replace_or_say(context, update, text, person=person, buttons=rows)
+            return
+        kinds = {
+            "start": (MarkKind.START, "nocontact.started"),
+            "pause": (MarkKind.PAUSE, "nocontact.paused"),
+            "resume": (MarkKind.RESUME, "nocontact.resumed"),
+            "resetok": (MarkKind.RESET, "nocontact.reset"),
+            "stop": (MarkKind.STOP, "nocontact.stopped"),
+        }
+        found = kinds.get(data.value)
+        marked = await urges.mark(person, found[0]) if found is not None else None
+        shown = person.profile.nocontact_in_checkin
+        if marked is None or found is None:  # "Keep my count", or a stale button
+            text, rows = no_contact_view(tx, await urges.count(person), in_checkin=shown)
+        else:
+            _, rows = no_contact_view(tx, marked, in_checkin=shown)
+            text = tx(found[1], day=marked.day)
+        await replace_or_say(context, update, text, person=person, buttons=rows)
+
+    async def on_mood(self, update: Update, context: Context, data: MoodButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        await _urges(context).rate_day(person, data.day, data.rating)
+        await say(
+            context,
+            person.chat_id,
+            context.tx("mood.noted", rating=data.rating),
+            person=person,
+            silent=True,
+        )
+
+
+def _urges(context: Context) -> UrgeService:
+    return context.services.urges

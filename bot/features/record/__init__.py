@@ -1,0 +1,1 @@
+"""/record: dated entries of what happened, their files, the advocate's export."""

@@ -1,0 +1,1 @@
+"""The record feature's PTB adapters."""

@@ -1,0 +1,243 @@
+"""/record: write down what happened, step by step; read it back; export it for an
+advocate; delete it; and the look-back offer when someone doubts themselves.
+
+The rules (steps, timestamps that never overwrite, what is offered when) are written down
+in bot/features/record/service.py and bot/features/record/flow.py, which decide; this module sends
+what they decide. Writing an entry step by step is bot/features/record/handlers/steps.py; files and
+the export are bot/features/record/handlers/files.py.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Message, Update
+from telegram.error import BadRequest
+
+from bot.core.buttons import Rows
+from bot.core.callbacks import RecordButton
+from bot.core.state import RECORD_PREFIX, RecordState, record_state
+from bot.features.export.render import zone_of
+from bot.features.record import views
+from bot.features.record.handlers.files import on_media, send_files, send_record_export
+from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
+from bot.features.record.service import AMEND, FullEntry, should_offer
+from bot.features.setup.handlers import SetupFeature
+from bot.framework.chat import (
+    current_person,
+    delete_and_forget,
+    keyboard,
+    pressed_message,
+    private_command_person,
+    release,
+    replace_or_say,
+    strip_buttons,
+    tell,
+)
+from bot.framework.context import Context
+from bot.framework.hub import Hub
+from bot.people.service import Person
+
+log = logging.getLogger(__name__)
+
+
+class RecordFeature:
+    def __init__(self, settings_menu: SetupFeature) -> None:
+        self.settings_menu = settings_menu
+        self.steps = EntrySteps()
+
+    def install(self, hub: Hub) -> None:
+        hub.command("record", self.command)
+        hub.router.on_callback(RecordButton, self.on_button)
+        hub.router.on_state(RECORD_PREFIX, self.steps.on_text, capture=True)
+        hub.router.on_edit(self.on_edit)
+        hub.settings_rows.append(self.settings_rows)
+
+    # --- /record ------------------------------------------------------------------------
+
+    async def command(self, update: Update, context: Context) -> None:
+        person = await private_command_person(update, context)
+        if person is None:
+            return
+        if context.args and context.args[0].lower() == "list":
+            await self.show_list(context, person, 0)
+            return
+        await self.show_menu(context, person)
+
+    async def show_menu(self, context: Context, person: Person) -> None:
+        record = context.services.record
+        unfinished = await record.unfinished(person)
+        text, rows = views.menu_view(
+            context.tx,
+            neutral=person.profile.neutral_wording,
+            count=await record.count(person),
+            unfinished=unfinished.entry_id if unfinished else None,
+        )
+        await tell(context, person, text, rows)
+
+    async def show_list(
+        self, context: Context, person: Person, offset: int, pressed: Message | None = None
+    ) -> None:
+        page = await context.services.record.page(person, offset, views.PAGE_SIZE)
+        text, rows = views.list_view(context.tx, page, zone_of(person), context.formats)
+        if pressed is not None:
+            try:
+                await pressed.edit_text(text, reply_markup=keyboard(rows))
+                return
+            except BadRequest:
+                pass  # too old to edit: send it anew
+        await tell(context, person, text, rows, protect=True)
+
+    async def show_entry(self, context: Context, person: Person, entry: FullEntry) -> None:
+        rich, rows = views.entry_view(context.tx, entry, zone_of(person), context.formats)
+        await tell(context, person, rich, rows, protect=True)
+
+    async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
+        message = update.edited_message
+        if message is None or not text.strip():
+            return False
+        return await context.services.record.edited(person, message.message_id, text.strip())
+
+    async def on_media(self, update: Update, context: Context) -> None:
+        await on_media(update, context)
+
+    # --- the look-back offer ------------------------------------------------------------
+
+    async def after_text(self, update: Update, context: Context) -> None:
+        """After any plain text was handled (a journal reply, a worksheet answer, a message
+        on its own): if it sounds like self-doubt or the pull back, offer one of their own
+        entries. Never beside a crisis reply, never while writing an entry, once a day."""
+        message = update.message
+        if message is None or message.text is None or context.crisis is not None:
+            return
+        signals = context.services.content.phrases.detect(message.text)
+        if not signals:
+            return
+        person = await current_person(update, context)
+        if person is None or not person.profile.onboarded:
+            return
+        record = context.services.record
+        writing = record_state(person.state) is not None
+        if not should_offer(
+            signals,
+            enabled=person.profile.record_offers,
+            offered_on=person.profile.record_offered_on,
+            today=record.today(person).isoformat(),
+            crisis=False,
+            writing=writing,
+            has_entries=await record.has_finished(person),
+            urge_offers=person.profile.urge_offers,
+        ):
+            return
+        entry = await record.pick_for_offer(person)
+        if entry is None:
+            return
+        text, rows = views.offer_view(
+            context.tx,
+            entry,
+            neutral=person.profile.neutral_wording,
+            zone=zone_of(person),
+            language=context.formats,
+        )
+        await record.note_offered(person)
+        await tell(context, person, text, rows)
+        log.info("record look-back offered")
+
+    async def settings_rows(self, context: Context, person: Person) -> Rows:
+        if not await context.services.record.count(person):
+            return []
+        return [
+            views.settings_row(
+                context.tx,
+                neutral=person.profile.neutral_wording,
+                enabled=person.profile.record_offers,
+            )
+        ]
+
+    # --- buttons ------------------------------------------------------------------------
+
+    async def on_button(self, update: Update, context: Context, data: RecordButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        pressed = pressed_message(update)
+        record, tx = context.services.record, context.tx
+        action, entry_id, n = data.action, data.entry_id, data.number
+        if action == "hide":
+            if pressed is not None:
+                await delete_and_forget(context, person, [pressed.message_id])
+        elif action == "menu":
+            await self.show_menu(context, person)
+        elif action in STEP_BUTTONS:
+            await self.steps.on_step_button(context, person, data, pressed)
+        elif action in ("open", "look"):
+            entry = await record.read(person, entry_id)
+            if entry is None:
+                await replace_or_say(context, update, tx("record.gone"), person=person)
+                return
+            if action == "look":
+                await strip_buttons(pressed)
+            await self.show_entry(context, person, entry)
+        elif action == "list":
+            await self.show_list(context, person, n, pressed if n else None)
+        elif action == "later":
+            await release(context, person, pressed)
+        elif action in ("nolook", "offon", "offoff"):
+            await record.set_offers(person, action == "offon")
+            if action == "nolook":
+                await replace_or_say(context, update, tx("record.offers_off"), person=person)
+            else:
+                await self.settings_menu.show_settings(update, context, person)
+        else:
+            await self._manage(update, context, person, data, pressed)
+
+    async def _manage(
+        self,
+        update: Update,
+        context: Context,
+        person: Person,
+        data: RecordButton,
+        pressed: Message | None,
+    ) -> None:
+        """Amendments, files, deleting, exporting."""
+        record, tx = context.services.record, context.tx
+        action, entry_id, n = data.action, data.entry_id, data.number
+        if action == "amend":
+            if not await record.exists(person, entry_id):
+                return
+            await self.steps.leave_step(context, person)
+            await record.move(person, RecordState(entry_id, AMEND))
+            await tell(context, person, *views.amend_view(tx, entry_id))
+        elif action == "amdone":
+            entry = await context.services.record_flow.amend_done(person, entry_id)
+            await release(context, person, pressed)
+            if entry is not None:
+                await self.show_entry(context, person, entry)
+        elif action == "files":
+            await send_files(context, person, entry_id)
+        elif action in ("rmf", "keepf"):
+            if action == "rmf" and n in await record.message_ids(person, entry_id):
+                await delete_and_forget(context, person, [n])
+            key = "record.file_removed" if action == "rmf" else "record.file_kept"
+            await replace_or_say(context, update, tx(key), person=person)
+        elif action == "del":
+            if await record.exists(person, entry_id):
+                await tell(context, person, *views.delete_view(tx, entry_id))
+        elif action == "delok":
+            ids = await record.delete(person, entry_id)
+            await delete_and_forget(context, person, ids)
+            await replace_or_say(context, update, tx("record.deleted"), person=person)
+        elif action == "delall":
+            count = await record.count(person)
+            if count:
+                await tell(context, person, *views.delete_all_view(tx, count))
+        elif action == "delallok":
+            ids = await record.delete_all(person)
+            await delete_and_forget(context, person, ids)
+            await replace_or_say(context, update, tx("record.deleted_all"), person=person)
+        elif action == "delno":
+            await replace_or_say(context, update, tx("record.kept"), person=person)
+        elif action in ("exp", "pdf"):
+            await send_record_export(context, person, pdf=action == "pdf")
+        elif action == "rmx" and pressed is not None:
+            await delete_and_forget(context, person, [pressed.message_id])

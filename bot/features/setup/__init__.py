@@ -1,0 +1,1 @@
+"""Onboarding (/start) and /settings: country, time zone, daily check-in, discretion."""

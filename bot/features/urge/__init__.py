@@ -1,0 +1,1 @@
+"""Riding the wave: /urge, the held draft, My reasons."""

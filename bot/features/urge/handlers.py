@@ -1,0 +1,390 @@
+"""Riding the wave (issue 15): /urge ("A hard moment"), the held draft, the check-back 20
+minutes later, My reasons (/reasons) and the offer on pull-back words. No-contact days,
+the check-in's mood tap and /progress are bot/features/progress/handlers.py.
+
+The flow is buttons and stored state (`urge:<step>:<id>`), so a restart mid-flow loses
+nothing. The check-back and the draft's offer back are due instants in the database,
+read by one repeating job (`JOB_NAME`): see bot/features/urge/service.py.
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import timedelta
+
+from telegram import Update
+from telegram.error import Forbidden, TelegramError
+
+from bot.content.phrases import PULL_BACK
+from bot.content.urge_texts import surf_steps
+from bot.core.callbacks import UrgeButton
+from bot.core.state import URGE_PREFIX, UrgeState, urge_state
+from bot.features.crisis.handlers.keep import add_under_reply
+from bot.features.urge.service import UrgeService, zone_of
+from bot.features.urge.views import (
+    after_view,
+    compare_text,
+    done_text,
+    draft_buttons,
+    draft_offer_back_view,
+    draft_offer_view,
+    draft_shown_text,
+    follow_up_view,
+    offer_view,
+    reasons_text,
+    reasons_view,
+    safe_people_text,
+    strength_view,
+    surf_view,
+    trigger_view,
+    typed_trigger_view,
+)
+from bot.framework.chat import (
+    Button,
+    command_person,
+    current_person,
+    delete_and_forget,
+    keyboard,
+    pressed_message,
+    release,
+    remember,
+    replace_or_say,
+    say,
+    tell,
+)
+from bot.framework.context import Context
+from bot.framework.hub import Hub
+from bot.people.service import Person, UnreadableDataError
+
+log = logging.getLogger(__name__)
+
+JOB_NAME = "urge-due"
+TICK = timedelta(seconds=15)
+
+
+class UrgeFeature:
+    def __init__(self) -> None:
+        self.hub = Hub()  # replaced by the app's hub in install()
+
+    def install(self, hub: Hub) -> None:
+        self.hub = hub
+        hub.command("urge", self.urge_command)
+        hub.command("reasons", self.reasons_command)
+        hub.router.on_callback(UrgeButton, self.on_button)
+        hub.router.on_state(URGE_PREFIX, self.on_text, capture=True)
+        hub.router.on_idle_text(self.on_idle_text)
+        hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
+        hub.settings_rows.append(self.settings_rows)
+
+    async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
+        """Once the pull-back offer is turned off, /settings is where it comes back."""
+        if person.profile.urge_offers:
+            return []
+        return [[(context.tx("urge.btn_offers_on"), UrgeButton("offers").encode())]]
+
+    # --- commands -------------------------------------------------------------------------
+
+    async def urge_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is not None:
+            await self._begin(context, person)
+
+    async def reasons_command(self, update: Update, context: Context) -> None:
+        person = await command_person(update, context, missing="start.not_started")
+        if person is not None:
+            reasons = await _urges(context).reasons(person)
+            await tell(context, person, *reasons_view(context.tx, reasons), protect=True)
+
+    # --- the flow -------------------------------------------------------------------------
+
+    async def _begin(self, context: Context, person: Person) -> None:
+        if urge_state(person.state) is not None:
+            await context.services.people.set_state(person, "")
+        await tell(context, person, *strength_view(context.tx))
+
+    async def on_button(self, update: Update, context: Context, data: UrgeButton) -> None:
+        person = await current_person(update, context)
+        if person is None:
+            return
+        tx = context.tx
+        urges = _urges(context)
+        action, item = data.action, data.item
+        pressed = pressed_message(update)
+        if action == "go":
+            await release(context, person, pressed)
+            await self._begin(context, person)
+        elif action == "ci":  # from the check-in, whose own buttons stay
+            await self._begin(context, person)
+        elif action == "no":
+            await release(context, person, pressed)
+        elif action == "offers":
+            person.profile.urge_offers = True
+            await context.services.people.save(person)
+            await say(context, person.chat_id, tx("urge.offers_on"), person=person)
+        elif action == "never":
+            person.profile.urge_offers = False
+            await context.services.people.save(person)
+            await replace_or_say(context, update, tx("urge.offers_off"), person=person)
+        elif action == "s":
+            strength = data.number
+            if strength is None or strength > 10:
+                return
+            await release(context, person, pressed)
+            urge = await urges.start(person, strength)
+            log.info("urge logged")
+            await context.services.people.set_state(
+                person, UrgeState("trigger", urge.urge_id).encode()
+            )
+            await tell(context, person, *trigger_view(tx, urge.urge_id))
+        elif action == "t":
+            if await urges.get(person, item) is None:
+                return
+            await release(context, person, pressed)
+            if data.arg == "other":
+                await tell(context, person, *typed_trigger_view(tx, item))
+                return
+            try:
+                await urges.set_trigger(person, item, data.arg)
+            except ValueError:
+                return
+            await self._leave_state(context, person)
+            await tell(context, person, *draft_offer_view(tx, item, named=True))
+        elif action == "tk":
+            await release(context, person, pressed)
+            await self._leave_state(context, person)
+            await tell(context, person, *draft_offer_view(tx, item, named=False))
+        elif action == "dw":
+            await release(context, person, pressed)
+            await context.services.people.set_state(person, UrgeState("draft", item).encode())
+            await tell(context, person, tx("urge.draft.ask"))
+        elif action == "dn":
+            await release(context, person, pressed)
+            await self._surf(context, person, item, 0)
+        elif action == "n":
+            index = data.number
+            if index is None:
+                return
+            await release(context, person, pressed)
+            await self._surf(context, person, item, index)
+        elif action == "x":
+            await release(context, person, pressed)
+            await tell(context, person, *after_view(tx, item))
+        elif action == "a":
+            await release(context, person, pressed)
+            await self._after(context, person, item, data.arg)
+        elif action == "f":
+            strength = data.number
+            if strength is None or strength > 10:
+                return
+            await release(context, person, pressed)
+            pair = await urges.answer_follow_up(person, item, strength)
+            if pair is None:
+                await tell(context, person, tx("urge.followup.expired"))
+            else:
+                await tell(context, person, compare_text(tx, *pair))
+        elif action == "fx":
+            await urges.cancel_follow_up(person, item)
+            await release(context, person, pressed)
+        elif action in ("dr", "dk", "dd"):
+            await self._draft_choice(update, context, person, action, item)
+        elif action == "rsn":
+            reasons = await urges.reasons(person)
+            await tell(context, person, *reasons_view(tx, reasons), protect=True)
+        elif action == "redit":
+            await release(context, person, pressed)
+            await context.services.people.set_state(person, UrgeState("reasons").encode())
+            await tell(context, person, tx("reasons.ask"))
+
+    async def _leave_state(self, context: Context, person: Person) -> None:
+        if urge_state(person.state) is not None:
+            await context.services.people.set_state(person, "")
+
+    async def _surf(self, context: Context, person: Person, urge_id: str, index: int) -> None:
+        steps = surf_steps(context.services.content.texts)
+        if index >= len(steps):
+            await tell(context, person, *after_view(context.tx, urge_id))
+            return
+        await tell(context, person, *surf_view(context.tx, steps, urge_id, index))
+
+    async def _after(self, context: Context, person: Person, urge_id: str, choice: str) -> None:
+        tx = context.tx
+        if choice == "again":
+            await self._surf(context, person, urge_id, 0)
+        elif choice == "done":
+            promised = await _urges(context).promise_follow_up(person, urge_id)
+            await tell(context, person, done_text(tx, promised=promised))
+        elif choice == "reasons":
+            reasons = await _urges(context).reasons(person)
+            shown = reasons_text(tx, reasons, tail=tx("urge.after.ask"))
+            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
+        elif choice == "safe":
+            people = await _urges(context).safe_people(person)
+            shown = safe_people_text(tx, people, tail=tx("urge.after.ask"))
+            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
+
+    async def _draft_choice(
+        self, update: Update, context: Context, person: Person, action: str, draft_id: str
+    ) -> None:
+        tx = context.tx
+        urges = _urges(context)
+        draft = await urges.draft(person, draft_id)
+        if draft is None:
+            await replace_or_say(context, update, tx("urge.draft.none"), person=person)
+            return
+        if action == "dr":
+            await release(context, person, pressed_message(update))
+            local = draft.created_at.astimezone(zone_of(person))
+            text = draft_shown_text(tx, local.date().isoformat(), draft.text)
+            await tell(context, person, text, draft_buttons(tx, draft_id, read=False), protect=True)
+        elif action == "dk":
+            await urges.keep_draft(person, draft_id)
+            await replace_or_say(context, update, tx("urge.draft.kept"), person=person)
+        else:
+            await urges.delete_draft(person, draft_id)
+            log.info("held draft deleted")
+            # The message that showed it (if that was the one pressed) loses the words too.
+            await replace_or_say(context, update, tx("urge.draft.deleted"), person=person)
+
+    # --- typed words ------------------------------------------------------------------------
+
+    async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
+        state = urge_state(person.state)
+        message = update.message
+        if state is None or message is None:
+            return
+        tx = context.tx
+        urges = _urges(context)
+        crisis = context.crisis is not None
+        if state.step == "reasons":
+            await urges.set_reasons(person, text)
+            context.note_saved(update.update_id)
+            await context.services.people.set_state(person, "")
+            await self._discreet(context, person, message.message_id)
+            if not crisis:
+                await tell(context, person, tx("reasons.saved"))
+            return
+        if await urges.get(person, state.urge_id) is None:
+            await context.services.people.set_state(person, "")
+            return
+        if state.step == "trigger":
+            await urges.set_trigger(person, state.urge_id, "other", text)
+            context.note_saved(update.update_id)
+            await context.services.people.set_state(person, "")
+            await self._discreet(context, person, message.message_id)
+            if crisis:
+                await self._offer_continue(context, person, UrgeButton("tk", state.urge_id))
+            else:
+                await tell(context, person, *draft_offer_view(tx, state.urge_id, named=True))
+        elif state.step == "draft":
+            await urges.hold_draft(person, text)
+            log.info("draft held")
+            context.note_saved(update.update_id)
+            await context.services.people.set_state(person, "")
+            await self._discreet(context, person, message.message_id)
+            if crisis:
+                await self._offer_continue(context, person, UrgeButton("dn", state.urge_id))
+            else:
+                await tell(context, person, tx("urge.draft.held"))
+                await self._surf(context, person, state.urge_id, 0)
+
+    async def _offer_continue(self, context: Context, person: Person, then: UrgeButton) -> None:
+        """After a crisis reply the next step waits: a button under that reply takes it."""
+        ours = [(context.tx("urge.btn_continue"), then.encode())]
+        await add_under_reply(context, person, [ours], context.tx("urge.label"))
+
+    async def _discreet(self, context: Context, person: Person, message_id: int) -> None:
+        if person.profile.discreet:
+            await delete_and_forget(context, person, [message_id])
+
+    async def on_idle_text(
+        self, update: Update, context: Context, person: Person, text: str
+    ) -> bool:
+        """Words that sound like the pull back get the offer: never instead of a crisis
+        reply, at most once a local day, and never again once turned off. Tried before the
+        journal's route: a check-in reply that sounds like it is offered the flow and still
+        saved (this returns False for it, and the journal takes it)."""
+        profile = person.profile
+        if context.crisis is not None or not profile.onboarded or not profile.urge_offers:
+            return False
+        if PULL_BACK not in context.services.content.phrases.detect(text):
+            return False
+        today = context.services.clock().astimezone(zone_of(person)).date().isoformat()
+        if profile.urge_offered_on == today:
+            return False
+        profile.urge_offered_on = today
+        await context.services.people.save(person)
+        await tell(context, person, *offer_view(context.tx))
+        message = update.message
+        quoted = message.reply_to_message if message is not None else None
+        reply_to = (
+            quoted.message_id
+            if quoted is not None and quoted.from_user is not None and quoted.from_user.is_bot
+            else None
+        )
+        journal = context.services.journal
+        entry = await journal.prompt_for(person, reply_to, only_replies=bool(person.state))
+        return entry is None
+
+    # --- the due job: check-backs and offers back -----------------------------------------
+
+    async def tick(self, context: Context) -> None:
+        await self.run_due(context)
+
+    async def run_due(self, context: Context) -> None:
+        """Send what has come due: each item is claimed in the database first, so a
+        restart, a second pass or a press in between never sends it twice."""
+        urges = _urges(context)
+        for due, fresh in await urges.claim_follow_ups():
+            person = await _load(context, due.person_id)
+            if not fresh or person is None or not person.active or person.profile.paused:
+                continue  # too late to say "20 minutes", or asked for quiet: dropped
+            urge = await urges.get(person, due.item_id)
+            if urge is None or urge.follow_up is not None:
+                continue
+            neutral = person.profile.neutral_wording
+            await _send(context, person, *follow_up_view(context.tx, urge.urge_id, neutral=neutral))
+        for row in await urges.due_drafts():
+            person = await _load(context, row.person_id)
+            if person is None:
+                continue
+            if not person.active or person.profile.paused:
+                await urges.claim_offer(row, postpone=True)  # still here tomorrow
+                continue
+            if await urges.claim_offer(row, postpone=False):
+                neutral = person.profile.neutral_wording
+                await _send(
+                    context,
+                    person,
+                    *draft_offer_back_view(context.tx, row.draft_id, neutral=neutral),
+                )
+
+
+def _urges(context: Context) -> UrgeService:
+    return context.services.urges
+
+
+async def _load(context: Context, person_id: str) -> Person | None:
+    try:
+        return await context.services.people.load_by_id(person_id)
+    except UnreadableDataError:
+        return None
+
+
+async def _send(
+    context: Context, person: Person, text: str, rows: list[list[tuple[str, str]]]
+) -> None:
+    """A message the bot sends on its own: Silent respected; a block marks them inactive."""
+    try:
+        message = await context.bot.send_message(
+            person.chat_id,
+            text,
+            reply_markup=keyboard(rows),
+            disable_notification=person.profile.silent,
+        )
+    except Forbidden:
+        await context.services.people.set_active(person.person_id, False)
+        return
+    except TelegramError as exc:
+        log.warning("urge message not sent: %s", type(exc).__name__)
+        return
+    await remember(context.services, person, message)

@@ -1,0 +1,1 @@
+"""Worksheets: one question at a time, resumable, answers sealed."""

@@ -1,0 +1,1 @@
+"""The worksheet feature's PTB adapters."""

@@ -1,0 +1,235 @@
+"""Small helpers every handler module shares: who is writing, how to reply, keyboards."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import Sequence
+
+from telegram import (
+    Bot,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    MessageEntity,
+    Update,
+)
+from telegram.constants import ChatType
+from telegram.error import BadRequest, Forbidden
+
+from bot.content.places import name_in
+from bot.core.buttons import Button
+from bot.core.languages import ENGLISH
+from bot.core.rich_text import Rich
+from bot.core.telegram_text import BULK_DELETE_LIMIT, CALLBACK_DATA_LIMIT
+from bot.features.discretion.service import CoverHolds
+from bot.framework.context import Context, Services
+from bot.framework.place_names import country_label
+from bot.geo import lookup as geo
+from bot.people.service import Person
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Button"]  # re-exported: handlers build rows of (label, callback data)
+
+
+def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
+    for row in rows:
+        for _, data in row:
+            if len(data.encode()) > CALLBACK_DATA_LIMIT:
+                raise ValueError(f"callback data over Telegram's {CALLBACK_DATA_LIMIT}-byte limit")
+    return InlineKeyboardMarkup(
+        [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
+    )
+
+
+def is_private(update: Update) -> bool:
+    chat = update.effective_chat
+    return chat is not None and chat.type == ChatType.PRIVATE
+
+
+async def current_person(update: Update, context: Context) -> Person | None:
+    user = update.effective_user
+    if user is None:
+        return None
+    person = await context.services.people.load(user.id)
+    if person is not None:
+        context.bind(person)
+    return person
+
+
+async def command_person(update: Update, context: Context, *, missing: str) -> Person | None:
+    """The person behind a command, with the command's id noted for /clear; someone not yet
+    known gets the text `missing` (a texts key) and None."""
+    chat = update.effective_chat
+    if chat is None:
+        return None
+    person = await current_person(update, context)
+    if person is None:
+        await say(context, chat.id, context.tx(missing))
+        return None
+    await remember(context.services, person, update.effective_message)
+    return person
+
+
+def country_name(context: Context, code: str) -> str:
+    """A country in the person's language (CLDR); in English, our helplines' name for it
+    when we have one ("United Kingdom"), else IANA's."""
+    if context.language != ENGLISH:
+        return name_in(code, context.services.content.helplines, context.language)
+    return country_label(context.services.content.helplines, geo.country_names(), code)
+
+
+async def private_command_person(update: Update, context: Context) -> Person | None:
+    """As `command_person`; in discreet mode the command itself leaves the chat too (it
+    says what they were doing)."""
+    person = await command_person(update, context, missing="start.not_started")
+    message = update.effective_message
+    if person is not None and person.profile.discreet and message is not None:
+        await delete_and_forget(context, person, [message.message_id])
+    return person
+
+
+async def remember(
+    services: Services,
+    person: Person | None,
+    message: Message | None,
+    *,
+    quotes: str | None = None,
+) -> None:
+    """Keep the id (never the text) of a message so /clear can delete it within 48 hours;
+    `quotes`: the worksheet whose answers it shows (deleting those deletes it too)."""
+    if person is None or message is None:
+        return
+    services.ledger.note(
+        person.person_id, message.message_id, int(message.date.timestamp()), quotes=quotes
+    )
+
+
+async def say(
+    context: Context,
+    chat_id: int,
+    text: str | Rich,
+    *,
+    person: Person | None = None,
+    buttons: Sequence[Sequence[Button]] | None = None,
+    protect: bool = False,
+    silent: bool = False,
+    bot: Bot | None = None,
+    quotes: str | None = None,
+) -> Message:
+    if bot is None and context.services.cover.chat_in_cover(chat_id):
+        raise CoverHolds  # only the urgent bot (decoy, crisis lines) speaks in cover
+    rich = text if isinstance(text, Rich) else Rich(text)
+    entities = [MessageEntity(s.kind, s.offset, s.length) for s in rich.spans]
+    message = await (bot or context.bot).send_message(
+        chat_id,
+        rich.text,
+        entities=entities or None,
+        reply_markup=keyboard(buttons) if buttons else None,
+        protect_content=protect,
+        disable_notification=silent,
+    )
+    await remember(context.services, person, message, quotes=quotes)
+    return message
+
+
+async def tell(
+    context: Context,
+    person: Person,
+    text: str | Rich,
+    buttons: Sequence[Sequence[Button]] | None = None,
+    *,
+    protect: bool = False,
+    quotes: str | None = None,
+) -> Message:
+    """`say` to a known person (their chat, their id noted for /clear)."""
+    return await say(
+        context,
+        person.chat_id,
+        text,
+        person=person,
+        buttons=buttons,
+        protect=protect,
+        quotes=quotes,
+    )
+
+
+async def release(context: Context, person: Person, pressed: Message | None) -> None:
+    """A message whose button moved things on: deleted in discreet mode, else unbuttoned."""
+    if pressed is None:
+        return
+    if person.profile.discreet:
+        await delete_and_forget(context, person, [pressed.message_id])
+    else:
+        await strip_buttons(pressed)
+
+
+async def replace_or_say(
+    context: Context,
+    update: Update,
+    text: str,
+    *,
+    person: Person | None = None,
+    buttons: Sequence[Sequence[Button]] | None = None,
+) -> None:
+    """Edit the message whose button was pressed (keeps the chat short), else send anew."""
+    query = update.callback_query
+    markup = keyboard(buttons) if buttons else None
+    if query is not None and isinstance(query.message, Message):
+        try:
+            await query.message.edit_text(text, reply_markup=markup)
+            return
+        except BadRequest:
+            pass  # too old to edit, or unchanged: a fresh message is fine
+    chat = update.effective_chat
+    if chat is not None:
+        await say(context, chat.id, text, person=person, buttons=buttons)
+
+
+async def strip_buttons(message: Message | None) -> None:
+    """Take the buttons off a message, so it cannot be pressed twice."""
+    if message is None or message.reply_markup is None:
+        return
+    # Already without buttons, gone, or too old to edit: harmless, buttons check anyway.
+    with contextlib.suppress(BadRequest):
+        await message.edit_reply_markup(reply_markup=None)
+
+
+def pressed_message(update: Update) -> Message | None:
+    query = update.callback_query
+    return query.message if query is not None and isinstance(query.message, Message) else None
+
+
+async def delete_and_forget(context: Context, person: Person, ids: Sequence[int]) -> None:
+    """Delete messages from the person's chat, and their ids from the ledger."""
+    wanted = sorted({i for i in ids if i})
+    if not wanted:
+        return
+    await delete_quietly(context, person.chat_id, wanted)
+    # Ids still waiting in the batch may be stored after this; /clear deleting a message
+    # that is already gone is a quiet no-op, so they need no chasing.
+    await context.services.ledger.forget(person.person_id, wanted)
+
+
+async def delete_quietly(
+    context: Context, chat_id: int, message_ids: Sequence[int], *, bot: Bot | None = None
+) -> int:
+    """Delete what Telegram lets us; a refusal (too old, already gone) is not an error."""
+    deleted = 0
+    sender = bot or context.bot
+    for start in range(0, len(message_ids), BULK_DELETE_LIMIT):
+        chunk = list(message_ids[start : start + BULK_DELETE_LIMIT])
+        try:
+            if await sender.delete_messages(chat_id, chunk):
+                deleted += len(chunk)
+        except BadRequest:
+            for message_id in chunk:
+                try:
+                    if await sender.delete_message(chat_id, message_id):
+                        deleted += 1
+                except BadRequest:
+                    continue
+        except Forbidden:
+            break
+    return deleted

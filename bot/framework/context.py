@@ -1,0 +1,174 @@
+"""What every handler can reach: the per-update context and the shared services."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from telegram import Message, Update
+from telegram.ext import Application, CallbackContext, ExtBot
+
+from bot.config import Settings
+from bot.content.crisis_reply import Book
+from bot.content.loader import Content
+from bot.content.texts import Tx
+from bot.content.worksheet_model import Worksheet
+from bot.core import local_format
+from bot.core.clock import Clock
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.journal import JournalService
+from bot.features.crisis.memory import CrisisCache, CrisisCounter
+from bot.features.crisis.screen import ModelScreen
+from bot.features.discretion.service import CoverCache, DiscretionService
+from bot.features.export.exporter import Exporter
+from bot.features.progress.chart import ChartRenderer
+from bot.features.record.flow import RecordFlow
+from bot.features.record.service import RecordService
+from bot.features.setup.flow import SetupFlow
+from bot.features.urge.service import UrgeService
+from bot.features.worksheets.flow import WorksheetFlow
+from bot.matching.crisis import CrisisMatch
+from bot.people.languages import LanguageCache
+from bot.people.ledger import MessageLedger
+from bot.people.service import PeopleService, Person
+from bot.storage.backend import Backend
+from bot.storage.keystore import KeyStore
+from bot.transport.metrics import Metrics
+
+SERVICES_KEY = "steady.services"
+SAVED_KEY = "steady.saved-updates"
+SAVED_REMEMBERED = 1000  # only the latest matter: errors follow their update closely
+
+
+@dataclass
+class Services:
+    """Everything a handler may call, built once by bot/app.py (the only place, with
+    bot/runtime.py, that constructs stores and services). `db` and `keys` are here for
+    lifecycle and tests; handlers go through the services."""
+
+    settings: Settings
+    content: Content
+    db: Backend
+    keys: KeyStore
+    clock: Clock
+    people: PeopleService
+    ledger: MessageLedger
+    crisis_cache: CrisisCache
+    crisis_counter: CrisisCounter
+    setup: SetupFlow  # onboarding's and /settings' steps
+    worksheets: WorksheetFlow
+    journal: JournalService
+    dispatcher: Dispatcher
+    exporter: Exporter
+    record: RecordService
+    record_flow: RecordFlow  # writing an entry: what each answer and button means
+    urges: UrgeService
+    # Draws /progress off the event loop (a worker process in production).
+    chart: ChartRenderer
+    discretion: DiscretionService
+    cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
+    languages: LanguageCache
+    # A second Bot with its own connection pool and no throttle, for crisis replies only:
+    # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
+    urgent_bot: ExtBot[Any]
+    # Counts and latencies for GET /metrics (webhook mode serves them); never a person.
+    metrics: Metrics = field(default_factory=Metrics)
+    # The learned second opinion beside the crisis rules, in its worker; None: rules only
+    # (BOT_CRISIS_MODEL=0, or it could not load).
+    crisis_screen: ModelScreen | None = None
+
+    def tx(self, key: str, **values: object) -> str:
+        """The default-language translator, for code with no person (the command menu)."""
+        return self.content.texts(key, **values)
+
+
+class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+    """PTB builds one context per update and passes it to every handler group in turn, so
+    what the crisis group matched is visible to the groups after it."""
+
+    def __init__(
+        self,
+        application: Application[Any, Any, Any, Any, Any, Any],
+        chat_id: int | None = None,
+        user_id: int | None = None,
+    ) -> None:
+        super().__init__(application, chat_id=chat_id, user_id=user_id)
+        self.crisis: CrisisMatch | None = None
+        self.crisis_reply: Message | None = None
+        # A tier-2 safety-plan answer: the check was held back for the quiet line
+        # (bot/features/crisis/handlers/crisis.py, `ensure_reply`).
+        self.crisis_quiet = False
+        self.telegram_language: str | None = None  # the sender's `language_code`
+        self._language: str | None = None  # bound by `bind` once the person is known
+        self._country: str | None = None
+
+    @classmethod
+    def from_update(
+        cls, update: object, application: Application[Any, Any, Any, Any, Any, Any]
+    ) -> Context:
+        context = super().from_update(update, application)
+        if not isinstance(context, Context):  # PTB builds it from our ContextTypes
+            raise TypeError(type(context).__name__)
+        if isinstance(update, Update) and update.effective_user is not None:
+            context.telegram_language = update.effective_user.language_code
+        return context
+
+    def bind(self, person: Person) -> None:
+        """The person behind this update is known: speak their stored choice from now on.
+        (The in-memory `LanguageCache` already has it: PeopleService told it on load or
+        save.)"""
+        locales = self.services.content.locales
+        self._language = locales.resolve(person.profile.language, self.telegram_language)
+        self._country = person.profile.country
+
+    @property
+    def language(self) -> str:
+        """This update's language: the person's stored choice; else Telegram's
+        `language_code` if we serve it; else English."""
+        if self._language is not None:
+            return self._language
+        services = self.services
+        stored = None
+        if self._user_id is not None:
+            stored = services.languages.chosen(services.people.person_id(self._user_id))
+        return services.content.locales.resolve(stored, self.telegram_language)
+
+    def note_saved(self, update_id: int) -> None:
+        """What the person wrote in this update is stored: if handling fails after this,
+        the apology must not ask them to send it again. (PTB gives the error handler a
+        fresh context, so this lives in the application's data, by update id.)"""
+        saved: dict[int, None] = self.application.bot_data.setdefault(SAVED_KEY, {})
+        saved[update_id] = None
+        while len(saved) > SAVED_REMEMBERED:
+            del saved[next(iter(saved))]
+
+    def was_saved(self, update_id: int) -> bool:
+        saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
+        return update_id in saved
+
+    @property
+    def book(self) -> Book:
+        """The helplines with their hours and notes in this update's language."""
+        return self.services.content.locales[self.language].book
+
+    @property
+    def formats(self) -> str:
+        """The CLDR locale for dates, times and numbers: the language, narrowed by the
+        person's country where CLDR knows the pair ("en_GB", "es_AR")."""
+        return local_format.locale_for(self.language, self._country)
+
+    @property
+    def tx(self) -> Tx:
+        """This update's translator: every UI text a handler or view shows comes through
+        here, so a person's language is chosen in this one place (`language`)."""
+        return self.services.content.locales[self.language].texts
+
+    def local(self, worksheet: Worksheet) -> Worksheet:
+        """The worksheet in this update's language: the same ids, sections and questions
+        (a translation overlays only strings), so it stands in for the English one anywhere."""
+        return self.services.content.locales[self.language].worksheets.get(worksheet.id, worksheet)
+
+    @property
+    def services(self) -> Services:
+        services: Services = self.application.bot_data[SERVICES_KEY]
+        return services

@@ -1,0 +1,92 @@
+"""Dispatch by prefix: button presses by their callback data, free text by stored state.
+
+Features register their routes when they install; app.py wires the entry points. Callback
+data is untrusted input (a client can send any bytes): an unknown prefix gets a kind "that
+button has expired", data that does not decode (bot/core/callbacks.py) does nothing.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from telegram import Update
+
+from bot.core.callbacks import CallbackData
+from bot.framework.context import Context
+from bot.people.service import Person
+
+log = logging.getLogger(__name__)
+
+D = TypeVar("D", bound=CallbackData)
+CallbackRoute = Callable[[Update, Context, str], Awaitable[None]]
+TextRoute = Callable[[Update, Context, Person, str], Awaitable[None]]
+IdleRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
+PayloadRoute = Callable[[Update, Context, Person, str], Awaitable[None]]
+EditRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
+
+
+class Router:
+    def __init__(self) -> None:
+        self.callbacks: dict[str, CallbackRoute] = {}
+        self.states: dict[str, TextRoute] = {}
+        # States whose text is the person's own writing (an answer): kept even when it also
+        # triggered the crisis reply. Other states (a typed setting) skip crisis messages.
+        self.capturing: set[str] = set()
+        # Tried in order for a person with no pending question; the first returning True wins.
+        self.idle: list[IdleRoute] = []
+        # /start payloads by prefix (deep links such as ws_<id>).
+        self.payloads: dict[str, PayloadRoute] = {}
+        # Edited messages: each route says whether the edit was one of its stored texts.
+        self.edits: list[EditRoute] = []
+
+    def on_start_payload(self, prefix: str, route: PayloadRoute) -> None:
+        self.payloads[prefix] = route
+
+    def start_payload(self, payload: str) -> PayloadRoute | None:
+        for prefix, route in self.payloads.items():
+            if payload.startswith(prefix):
+                return route
+        return None
+
+    def on_edit(self, route: EditRoute) -> None:
+        self.edits.append(route)
+
+    def on_callback(
+        self, kind: type[D], route: Callable[[Update, Context, D], Awaitable[None]]
+    ) -> None:
+        """Buttons whose data is a `kind`; the route gets it decoded, or is not called."""
+        prefix = kind.PREFIX
+        if prefix in self.callbacks:
+            raise ValueError(f"callback prefix {prefix!r} registered twice")
+
+        async def run(update: Update, context: Context, rest: str) -> None:
+            data = kind.decode(rest)
+            if data is not None:
+                await route(update, context, data)
+
+        self.callbacks[prefix] = run
+
+    def on_state(self, prefix: str, route: TextRoute, *, capture: bool = False) -> None:
+        if prefix in self.states:
+            raise ValueError(f"state prefix {prefix!r} registered twice")
+        self.states[prefix] = route
+        if capture:
+            self.capturing.add(prefix)
+
+    def on_idle_text(self, route: IdleRoute) -> None:
+        self.idle.append(route)
+
+    def callback_route(self, data: str) -> tuple[CallbackRoute, str] | None:
+        prefix, sep, rest = data.partition(":")
+        route = self.callbacks.get(prefix)
+        if route is None or not sep:
+            return None
+        return route, rest
+
+    def state_route(self, state: str, *, crisis: bool = False) -> TextRoute | None:
+        prefix = state.partition(":")[0]
+        if crisis and prefix not in self.capturing:
+            return None
+        return self.states.get(prefix)

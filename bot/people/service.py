@@ -1,0 +1,350 @@
+"""People: pseudonymous identity, sealed settings and chat id, and crypto-shredding."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import secrets
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any, Protocol
+
+from bot.core.clock import Clock
+from bot.crypto import CryptoError, PersonCipher, pseudonym
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore, PersonRow
+
+log = logging.getLogger(__name__)
+
+# Kinds of change notice between replicas (bot/storage/people.py announces them).
+SAVED = "saved"
+FORGOT = "forgot"
+
+ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+PROFILE_SLOT = "profile"
+CHAT_SLOT = "chat_id"
+# Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
+_CIPHER_CACHE_SIZE = 20_000
+
+
+@dataclass
+class Profile:
+    """Everything a person chose. Sealed as JSON, so adding a field needs no migration."""
+
+    country: str | None = None
+    timezone: str | None = None
+    daily_time: str | None = None  # "HH:MM", local
+    daily_days: tuple[int, ...] = ALL_DAYS  # 0 = Monday
+    daily_enabled: bool = False
+    paused: bool = False
+    skip_date: str | None = None  # a local date whose prompt is skipped
+    neutral_wording: bool = False
+    silent: bool = False
+    discreet: bool = False
+    onboarded: bool = False
+    shared_device: bool | None = None  # answer to "could someone else read this chat?"
+    active_worksheet: str | None = None
+    pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
+    language: str | None = None  # chosen in /settings or onboarding; None: Telegram's, else en
+    # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
+    # the row put back is refused (0: written before revisions existed).
+    revision: int = 0
+    # The /settings panel (or its question) on screen: edited in place, or replaced, never
+    # piled up (0: none).
+    settings_message: int = 0
+    # A check-in day whose journal entry was undone: free text that day is no longer
+    # taken for the journal (a Telegram reply still is).
+    journal_closed: str | None = None
+    # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
+    urge_offers: bool = True
+    urge_offered_on: str | None = None  # the local date it was last offered
+    nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
+    # Texts that triggered the crisis path inside an answer or a journal reply, held until
+    # the person says keep or don't keep (bot/features/crisis/capture.py owns the shape).
+    held: list[dict[str, Any]] = field(default_factory=list)
+    # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
+    # under the word key; never the word. `word_key` is set only after erase-on-panic, when
+    # the data key that derived it is gone.
+    panic_digest: str | None = None
+    return_digest: str | None = None
+    word_key: str | None = None
+    decoy_theme: str | None = None
+    panic_erases: bool = False
+    cover: bool = False
+    cover_sequence: int = 0
+    cover_replies: int = 0
+    cover_day: str | None = None
+    cover_language: str | None = None
+    # The record's look-back offer (bot/features/record/service.py): on until turned off with one
+    # tap; the local date it was last made (at most once a day).
+    record_offers: bool = True
+    record_offered_on: str | None = None
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> Profile:
+        raw: dict[str, Any] = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in raw.items() if k in known}
+        if "daily_days" in values:
+            values["daily_days"] = tuple(int(d) for d in values["daily_days"])
+        return cls(**values)
+
+
+def open_profile(cipher: PersonCipher, profile_enc: bytes, chat_enc: bytes) -> tuple[Profile, int]:
+    """A person's sealed settings and chat id, opened (the one place that decodes them)."""
+    profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, profile_enc))
+    return profile, int(cipher.open_text(CHAT_SLOT, chat_enc))
+
+
+@dataclass
+class Person:
+    person_id: str
+    chat_id: int
+    profile: Profile
+    state: str
+    active: bool
+    cipher: PersonCipher = field(repr=False)
+    next_due_utc: int | None = None
+    next_due_date: str | None = None
+
+
+class PersonListener(Protocol):
+    """Told when a person is read or written (their crisis-relevant settings and their
+    state: what typed text answers) and when they are forgotten: the crisis cache and the
+    message ledger keep nothing of them then."""
+
+    def seen(self, person_id: str, profile: Profile, state: str) -> None: ...
+
+    def forgotten(self, person_id: str) -> None: ...
+
+
+class UnreadableDataError(Exception):
+    """A person's row or data key no longer opens (corruption, tampering, a rolled-back
+    copy). They can still erase everything: deletion never needs decryption."""
+
+    def __init__(self, person_id: str) -> None:
+        super().__init__("a person's data could not be opened")
+        self.person_id = person_id
+
+
+class RolledBackError(UnreadableDataError):
+    """The person's row is older than the newest one written: put back from a copy."""
+
+
+class PeopleService:
+    def __init__(
+        self,
+        store: PeopleStore,
+        keys: KeyStore,
+        pseudonym_key: bytes,
+        clock: Clock,
+        *,
+        listeners: Sequence[PersonListener] = (),
+    ) -> None:
+        self.store = store
+        self.keys = keys
+        self._pseudonym_key = pseudonym_key
+        self._clock = clock
+        self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
+        self._listeners = tuple(listeners)
+        # This process, in change notices to other replicas (so it ignores its own).
+        self.origin = secrets.token_hex(4)
+        self._refreshing: set[asyncio.Task[None]] = set()
+        # Told of a person reloaded after another replica's change notice, for memory that
+        # needs more than the listeners' settings (the panic words:
+        # bot/features/discretion/service.py).
+        self.refreshed: list[Callable[[Person], None]] = []
+
+    def _handle(self, user_id: int) -> str:
+        return pseudonym(self._pseudonym_key, user_id)
+
+    def person_id(self, user_id: int) -> str:
+        """The person's random row id; for someone unknown, their handle, which is never a
+        row id (another shape), so it finds nothing."""
+        handle = self._handle(user_id)
+        return self.keys.row_id(handle) or handle
+
+    def _now(self) -> int:
+        return int(self._clock().timestamp())
+
+    async def cipher(self, person_id: str, *, create: bool = False) -> PersonCipher | None:
+        cached = self._ciphers.get(person_id)
+        if cached is not None:
+            self._ciphers.move_to_end(person_id)
+            return cached
+        owner = (await self.keys.owners([person_id])).get(person_id)
+        if owner is None:
+            return None
+        key = await self.keys.data_key(owner)
+        if key is None:
+            if not create:
+                return None
+            key = await self.keys.create_data_key(owner)
+        return self._remember(person_id, PersonCipher(owner, key))
+
+    def _remember(self, person_id: str, cipher: PersonCipher) -> PersonCipher:
+        self._ciphers[person_id] = cipher
+        self._ciphers.move_to_end(person_id)
+        while len(self._ciphers) > _CIPHER_CACHE_SIZE:
+            self._ciphers.popitem(last=False)
+        return cipher
+
+    async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
+        missing = [p for p in person_ids if p not in self._ciphers]
+        owners = {o: p for p, o in (await self.keys.owners(missing)).items()}
+        if owners:
+            for owner, key in (await self.keys.data_keys(list(owners))).items():
+                self._remember(owners[owner], PersonCipher(owner, key))
+        return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
+
+    def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
+        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+        anchored = self.keys.anchored_version(row.person_id)
+        if profile.revision < anchored:
+            log.warning(
+                "refused a rolled-back person row (revision %d, newest written %d)",
+                profile.revision,
+                anchored,
+            )
+            raise RolledBackError(row.person_id)
+        self._cache_prefs(row.person_id, profile, row.state)
+        return Person(
+            person_id=row.person_id,
+            chat_id=chat_id,
+            profile=profile,
+            state=row.state,
+            active=row.active,
+            cipher=cipher,
+            next_due_utc=row.next_due_utc,
+            next_due_date=row.next_due_date,
+        )
+
+    async def load(self, user_id: int) -> Person | None:
+        # Asks the key store on a miss: on PostgreSQL another replica may have met them.
+        person_id = await self.keys.find(self._handle(user_id))
+        return None if person_id is None else await self.load_by_id(person_id)
+
+    async def load_by_id(self, person_id: str) -> Person | None:
+        """Raises UnreadableDataError if the row or the key is there but does not open."""
+        row = await self.store.get(person_id)
+        if row is None:
+            return None
+        try:
+            cipher = await self.cipher(person_id)
+            if cipher is None:
+                # A row without a key is a /forget that stopped half-way (the key goes
+                # first): finish it, so the person can start afresh instead of being locked out.
+                await self.store.delete(person_id)
+                return None
+            return self.open_row(row, cipher)
+        except (CryptoError, ValueError, TypeError) as exc:  # bad seal, bad JSON, bad fields
+            raise UnreadableDataError(person_id) from exc
+
+    async def create(self, user_id: int, chat_id: int, state: str) -> Person:
+        person_id = await self.keys.identity(self._handle(user_id))
+        if await self.store.get(person_id) is not None and await self.cipher(person_id) is None:
+            await self.store.delete(person_id)  # leftovers of a half-finished /forget
+        cipher = await self.cipher(person_id, create=True)
+        if cipher is None:  # create=True always makes one; this keeps `python -O` honest
+            raise RuntimeError("no data key after creating one")
+        profile = Profile()
+        await self.store.insert(
+            person_id,
+            cipher.seal_text(CHAT_SLOT, str(chat_id)),
+            cipher.seal_text(PROFILE_SLOT, profile.to_json()),
+            state,
+            self._now(),
+        )
+        self._cache_prefs(person_id, profile, state)
+        return Person(person_id, chat_id, profile, state, True, cipher)
+
+    async def save(self, person: Person) -> None:
+        """Write profile, state and active flag (one statement, so never half-saved), then
+        anchor the new revision (a crash between leaves the row newer: it still opens)."""
+        person.profile.revision = (
+            max(person.profile.revision, self.keys.anchored_version(person.person_id)) + 1
+        )
+        await self.store.update(
+            person.person_id,
+            now=self._now(),
+            profile_enc=person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json()),
+            state=person.state,
+            active=person.active,
+        )
+        self._cache_prefs(person.person_id, person.profile, person.state)
+        await self.keys.anchor_version(person.person_id, person.profile.revision)
+        await self._announce(SAVED, person.person_id)
+
+    async def _announce(self, kind: str, person_id: str) -> None:
+        try:
+            await self.store.announce(f"{kind}:{person_id}", self.origin)
+        except Exception as exc:  # the others' caches expire soon anyway
+            log.warning("change notice not sent: %s", type(exc).__name__)
+
+    def heard(self, notice: str) -> None:
+        """Another replica saved or forgot someone: reload what this one keeps in memory
+        (the crisis cache: the right helplines), or drop it."""
+        origin, _, rest = notice.partition(":")
+        kind, _, person_id = rest.partition(":")
+        if origin == self.origin or not person_id:
+            return
+        if kind == FORGOT:
+            self._ciphers.pop(person_id, None)
+            self.keys.drop_cached(person_id)
+            for listener in self._listeners:
+                listener.forgotten(person_id)
+            return
+        task = asyncio.get_running_loop().create_task(self._refresh(person_id))
+        self._refreshing.add(task)
+        task.add_done_callback(self._refreshing.discard)
+
+    async def _refresh(self, person_id: str) -> None:
+        try:
+            person = await self.load_by_id(person_id)  # fills the listeners' caches
+        except Exception as exc:
+            log.warning("could not reload a changed person: %s", type(exc).__name__)
+            return
+        if person is not None:
+            for callback in self.refreshed:
+                callback(person)
+
+    def _cache_prefs(self, person_id: str, profile: Profile, state: str) -> None:
+        for listener in self._listeners:
+            listener.seen(person_id, profile, state)
+
+    async def set_state(self, person: Person, state: str) -> None:
+        person.state = state
+        await self.store.update(person.person_id, now=self._now(), state=state)
+        self._cache_prefs(person.person_id, person.profile, state)
+
+    async def set_active(self, person_id: str, active: bool) -> None:
+        await self.store.update(person_id, now=self._now(), active=active)
+
+    async def forget(self, person_id: str) -> None:
+        """Destroy the key first: if deleting rows then fails, they are already unreadable."""
+        try:
+            await self.keys.destroy_identity(person_id)
+        finally:
+            # Even if scrubbing the key store's WAL failed, the key is gone: never seal
+            # anything more with the cached copy.
+            self._ciphers.pop(person_id, None)
+            for listener in self._listeners:
+                listener.forgotten(person_id)
+        await self.store.delete(person_id)
+        await self._announce(FORGOT, person_id)
+
+    async def update_chat(self, person: Person, chat_id: int) -> None:
+        """They came back (after blocking us, or from a new chat): sends may resume."""
+        person.active = True
+        person.chat_id = chat_id
+        await self.store.update(
+            person.person_id,
+            now=self._now(),
+            chat_enc=person.cipher.seal_text(CHAT_SLOT, str(chat_id)),
+            active=True,
+        )
