@@ -11,8 +11,9 @@ Every message goes through the bot's own detector (content/crisis_terms.yaml) an
 bot's own model (content/crisis_model/head.npz with the bundled encoder), combined exactly
 as bot/features/crisis/handlers/crisis.py does: the rules' match stands; the model adds a
 check where the rules found nothing and the emergency reply where it is confident on an
-urgent crisis and the rules only asked. (The bot also gives a safety-plan answer a quiet line instead of a
-check; that depends on the conversation's state, not on the words, and is not modelled.)
+urgent crisis and the rules only asked. (The bot also gives a safety-plan answer a quiet
+line instead of a check; that depends on the conversation's state, not on the words, and is
+not modelled.)
 
 Printed, overall, per language and per kind, for rules + model and for the rules alone:
 recall (the emergency reply or the check) on crisis messages, the emergency reply's share
