@@ -37,9 +37,13 @@ async def model_bot(emulator, tmp_path, clock):  # type: ignore[no-untyped-def]
     settings = make_settings(tmp_path / "data", emulator.base_url, crisis_model=True)
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
+    screen = under_test.services.crisis_screen
+    assert screen is not None  # the model loaded
+    budget, screen.budget = screen.budget, 60.0  # a loaded test machine is not the bot's
     try:
         yield under_test
     finally:
+        screen.budget = budget
         await under_test.stop()
 
 
