@@ -11,9 +11,10 @@ from pathlib import Path
 from tests.conftest import START_SECONDS
 
 
-def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
+def _start_sandbox(tmp_path: Path) -> subprocess.Popen[str]:
+    """The sandbox as a person starts it, with no token or bot settings from outside."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
-    process = subprocess.Popen(
+    return subprocess.Popen(
         [sys.executable, "-m", "bot", "sandbox", "--data-dir", str(tmp_path / "sbx")],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
@@ -22,6 +23,10 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         env=env,
         cwd=tmp_path,
     )
+
+
+def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
+    process = _start_sandbox(tmp_path)
     assert process.stdin is not None and process.stdout is not None
     # If an expected line never comes, reading would block for ever: end the process
     # after a generous deadline so the read loop ends and the test fails with the output.
@@ -107,16 +112,7 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
     """`:lang es` is a person whose Telegram is in Spanish, `:reply N` answers message N
     as Telegram's Reply does, and a typed number presses only the latest message's
     buttons (issue 23)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bot", "sandbox", "--data-dir", str(tmp_path / "sbx")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env=env,
-        cwd=tmp_path,
-    )
+    process = _start_sandbox(tmp_path)
     assert process.stdin is not None and process.stdout is not None
     watchdog = threading.Timer(60, process.kill)
     watchdog.start()
