@@ -1,6 +1,6 @@
 """Start and stop the whole bot: storage, keys, content, the PTB Application, its jobs.
 
-Lifecycle only: what is built and wired is bot/app.py's business.
+Lifecycle only: what is built and wired is bot/wiring.py's business.
 
 `python -m bot`, the sandbox and the end-to-end tests all start the bot through `Runtime`,
 so the tests exercise exactly what production runs.
@@ -18,7 +18,6 @@ from typing import Any, Literal
 
 from telegram.ext import Job
 
-from bot.app import Foundation, StApp, build_application, publish_profile
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content.loader import Content, load_content
 from bot.core.clock import Clock, system_clock
@@ -39,6 +38,7 @@ from bot.transport.intake import ALLOWED_UPDATES
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
 from bot.transport.webhook import WebhookServer
+from bot.wiring import Foundation, StApp, build_application, publish_profile
 
 log = logging.getLogger(__name__)
 

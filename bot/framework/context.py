@@ -16,6 +16,7 @@ from bot.content.texts import Tx
 from bot.content.worksheet_model import Worksheet
 from bot.core import local_format
 from bot.core.clock import Clock
+from bot.core.recent import Recent
 from bot.features.checkins.delivery import Dispatcher
 from bot.features.checkins.journal import JournalService
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
@@ -27,6 +28,7 @@ from bot.features.record.service import RecordService
 from bot.features.setup.flow import SetupFlow
 from bot.features.urge.service import UrgeService
 from bot.features.worksheets.flow import WorksheetFlow
+from bot.framework.offers import Offers
 from bot.matching.crisis import CrisisMatch
 from bot.matching.crisis_screen import CrisisScreen
 from bot.people.languages import LanguageCache
@@ -36,8 +38,6 @@ from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 from bot.transport.metrics import Metrics
 
-SERVICES_KEY = "steady.services"
-SAVED_KEY = "steady.saved-updates"
 SAVED_REMEMBERED = 1000  # only the latest matter: errors follow their update closely
 
 
@@ -58,7 +58,7 @@ class Services:
     crisis_screen: CrisisScreen
     crisis_counter: CrisisCounter
     setup: SetupFlow  # onboarding's and /settings' steps
-    worksheets: WorksheetFlow
+    worksheet_flow: WorksheetFlow  # answering a worksheet: what each answer and button means
     journal: JournalService
     dispatcher: Dispatcher
     exporter: Exporter
@@ -81,7 +81,29 @@ class Services:
         return self.content.texts(key, **values)
 
 
-class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[Any, Any]]):
+class AppData:
+    """The application's `bot_data` (PTB makes it from our ContextTypes): what every
+    update's context reaches, typed, each memory of past updates bounded. Nothing else is
+    kept in it; a feature's own memory of recent updates lives on the feature."""
+
+    def __init__(self) -> None:
+        self._services: Services | None = None
+        self.offers = Offers()
+        # Updates whose words are stored (PTB gives the error handler a fresh context).
+        self.saved: Recent[int, None] = Recent(SAVED_REMEMBERED)
+
+    @property
+    def services(self) -> Services:
+        if self._services is None:
+            raise LookupError("the services are not built yet")
+        return self._services
+
+    @services.setter
+    def services(self, services: Services) -> None:
+        self._services = services
+
+
+class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], AppData]):
     """PTB builds one context per update and passes it to every handler group in turn, so
     what the crisis group matched is visible to the groups after it."""
 
@@ -136,14 +158,10 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
         """What the person wrote in this update is stored: if handling fails after this,
         the apology must not ask them to send it again. (PTB gives the error handler a
         fresh context, so this lives in the application's data, by update id.)"""
-        saved: dict[int, None] = self.application.bot_data.setdefault(SAVED_KEY, {})
-        saved[update_id] = None
-        while len(saved) > SAVED_REMEMBERED:
-            del saved[next(iter(saved))]
+        self.bot_data.saved[update_id] = None
 
     def was_saved(self, update_id: int) -> bool:
-        saved: dict[int, None] = self.application.bot_data.get(SAVED_KEY, {})
-        return update_id in saved
+        return update_id in self.bot_data.saved
 
     @property
     def book(self) -> Book:
@@ -180,5 +198,9 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], dict[
 
     @property
     def services(self) -> Services:
-        services: Services = self.application.bot_data[SERVICES_KEY]
-        return services
+        return self.bot_data.services
+
+    @property
+    def offers(self) -> Offers:
+        """What the installed features offer each other (bot/framework/offers.py)."""
+        return self.bot_data.offers

@@ -1,9 +1,11 @@
 """The Feature contract and the Hub a feature installs itself into.
 
-A feature is one object, built by bot/app.py with the services it needs, whose `install`
-adds everything it offers to the Hub: commands, buttons and text routes (through the
-router), repeating jobs, and hooks. app.py then wires the Hub into PTB's numbered groups,
-so no feature knows about PTB's Application or about any other feature's wiring.
+A feature is one object, named in bot/app.py's list and built there with no arguments,
+whose `install` adds everything it has to the Hub: its PTB handlers in the numbered
+groups below, commands, buttons and text routes (through the router), repeating jobs,
+the update processor's early hooks, and what it offers other features (`hub.offers`,
+bot/framework/offers.py). bot/wiring.py then hands the Hub to PTB and the processor, so
+the wiring names no feature and no feature knows another's wiring.
 """
 
 from __future__ import annotations
@@ -13,11 +15,38 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from telegram import Update
+from telegram.ext import Application, BaseHandler
 
 from bot.core.buttons import Rows
-from bot.framework.context import Context
+from bot.framework.context import Context, Services
+from bot.framework.offers import Offers
 from bot.framework.router import Router
+from bot.matching.crisis import CrisisMatch
 from bot.people.service import Person
+
+# Handler groups, lowest first. PTB runs at most one handler per group for each update.
+GROUP_PANIC = -20
+GROUP_CRISIS = -10
+GROUP_PRIVATE_ONLY = -5
+GROUP_COMMANDS = 0
+GROUP_BUTTONS = 10
+GROUP_WORDS = 15  # stop, cancel, menu, hi...: before free text goes to a step or the journal
+GROUP_TEXT = 20
+# After a text was handled: the record's look-back offer (never beside a crisis reply).
+GROUP_AFTER_TEXT = 30
+GROUP_FALLBACK = 99
+
+AnyApplication = Application[Any, Any, Any, Any, Any, Any]
+Handler = BaseHandler[Update, Context, Any]
+# The update processor's early path (bot/transport/ordering.py), before any lock or slot:
+# the crisis reply for a match the processor computed (None: /sos or /help; send=False:
+# only note it, the chat's reply on its way answers it) ...
+EarlyCrisis = Callable[[Update, AnyApplication, "CrisisMatch | None", bool], Awaitable[None]]
+# ... the panic word's wipe and decoy (True if it was one) ...
+EarlyPanic = Callable[[Update, AnyApplication], Awaitable[bool]]
+# ... and, from memory only, whether a sender's text may be their panic or return word.
+MightPanic = Callable[[Services, int, str], bool]
+ErrorHook = Callable[[object, Context], Coroutine[Any, Any, None]]
 
 Command = Callable[[Update, Context], Coroutine[Any, Any, None]]
 ScheduleHook = Callable[[Context, Person], Awaitable[None]]
@@ -38,8 +67,22 @@ class Feature(Protocol):
         """Add this feature's commands, routes, jobs and hooks; called once, by app.py."""
 
 
+@dataclass
+class EarlyHooks:
+    """The update processor's hooks, each set by at most one feature."""
+
+    crisis: EarlyCrisis | None = None
+    panic: EarlyPanic | None = None
+    might_panic: MightPanic | None = None
+
+
 class Hub:
-    def __init__(self) -> None:
+    def __init__(self, offers: Offers | None = None) -> None:
+        self.offers = offers if offers is not None else Offers()
+        # (group, handler) in install order: within a group, the first to match runs.
+        self.handlers: list[tuple[int, Handler]] = []
+        self.early = EarlyHooks()
+        self.error_handler: ErrorHook | None = None
         self.router = Router()
         # (command, callback) in menu order; the menu description is texts "commands.<name>".
         self.commands: list[tuple[str, Command]] = []
@@ -50,6 +93,25 @@ class Hub:
         # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
         self.settings_rows: list[RowsHook] = []
         self._wording_changed: list[ScheduleHook] = []
+
+    def handle(self, group: int, handler: Handler) -> None:
+        """A PTB handler in one of the groups above (commands go through `command`)."""
+        self.handlers.append((group, handler))
+
+    def on_early_crisis(self, hook: EarlyCrisis) -> None:
+        if self.early.crisis is not None:
+            raise ValueError("early crisis hook set twice")
+        self.early.crisis = hook
+
+    def on_early_panic(self, hook: EarlyPanic, might_panic: MightPanic) -> None:
+        if self.early.panic is not None:
+            raise ValueError("early panic hook set twice")
+        self.early.panic, self.early.might_panic = hook, might_panic
+
+    def on_error(self, hook: ErrorHook) -> None:
+        if self.error_handler is not None:
+            raise ValueError("error handler set twice")
+        self.error_handler = hook
 
     def command(self, name: str, callback: Command) -> None:
         if any(existing == name for existing, _ in self.commands):

@@ -13,7 +13,10 @@ the crisis replies included. So:
 - the answer for each of the last few long texts is kept (by the text itself, in memory
   only, `REMEMBERED` of them) so the early path, the crisis group and the cover's check
   read a long text once between them, and a chat that sends the same long text again and
-  again is read once.
+  again is read once;
+- the answer for each recent update is kept by its update id (`note`, `match_for`): the
+  processor's screen, the early reply, the cover's check and the crisis group use the one
+  match computed for the message, and none of them reads it again.
 
 A thread, not a process: the detector is built from content at start, and a process would
 need its own copy (memory, start-up time) and a copy of every text. A thread shares the
@@ -30,12 +33,15 @@ from collections import OrderedDict, deque
 from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
 
+from bot.core.recent import Recent
 from bot.matching.crisis import CrisisMatch
 
 log = logging.getLogger(__name__)
 
 INLINE_CHARS = 512  # a chat-length message: read inline (measured well under a millisecond)
 REMEMBERED = 64  # long texts whose answer is kept, newest first
+# Updates whose answer is kept: an update is screened when fetched and handled soon after.
+UPDATES_REMEMBERED = 4096
 
 Detect = Callable[[str], CrisisMatch | None]
 _Job = tuple[str, "asyncio.Future[CrisisMatch | None]"]
@@ -50,6 +56,28 @@ class CrisisScreen:
         self._known: OrderedDict[str, CrisisMatch | None] = OrderedDict()
         self._worker: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
+        self._by_update: Recent[int, CrisisMatch | None] = Recent(UPDATES_REMEMBERED)
+
+    def note(self, update_id: int, found: CrisisMatch | None) -> None:
+        """This update's text was read: its answer is kept for whoever asks next."""
+        self._by_update[update_id] = found
+
+    def noted(self, update_id: int) -> CrisisMatch | bool | None:
+        """The answer already computed for this update: a match or None; False if none was."""
+        if update_id not in self._by_update:
+            return False
+        return self._by_update.get(update_id)
+
+    async def match_for(
+        self, update_id: int, text: str, chat: Hashable = None
+    ) -> CrisisMatch | None:
+        """This update's match, computed once whoever asks first."""
+        found = self.noted(update_id)
+        if found is not False:
+            return found if isinstance(found, CrisisMatch) else None
+        match = await self.detect(text, chat)
+        self.note(update_id, match)
+        return match
 
     def quick(self, text: str) -> CrisisMatch | bool | None:
         """The answer without waiting, when there is one: a match or None for a short or
@@ -123,6 +151,7 @@ class CrisisScreen:
         self._pending.clear()
         self._queues.clear()
         self._known.clear()
+        self._by_update = Recent(UPDATES_REMEMBERED)
         pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)

@@ -39,6 +39,7 @@ from typing import Any
 from telegram import Update
 from telegram.ext import BaseUpdateProcessor
 
+from bot.matching.crisis import CrisisMatch
 from bot.matching.crisis_screen import CrisisScreen
 
 log = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ MAX_EARLY_PER_CHAT = 2
 _UNBOUNDED = 1_000_000
 _CRISIS_COMMANDS = ("/sos", "/help")
 
-EarlyReply = Callable[[Update, bool], Awaitable[None]]  # (update, send): send=False coalesces
+# (update, its match or None for /sos and /help, send): send=False coalesces
+EarlyReply = Callable[[Update, CrisisMatch | None, bool], Awaitable[None]]
 
 
 def raw_private_text(raw: object) -> tuple[int, int, str] | None:
@@ -114,12 +116,13 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._screen = screen
         # Per chat, the updates in arrival order; the first one runs.
         self._turns: dict[int, deque[asyncio.Future[None]]] = {}
-        # Set by app.py: sends the crisis reply for an urgent update before anything waits
-        # (send=False: only notes the match, the chat's reply on its way answers it).
+        # Set by bot/wiring.py from the features' hooks: sends the crisis reply for an
+        # urgent update, with its match, before anything waits (send=False: only notes the
+        # match, the chat's reply on its way answers it).
         self.early_reply: EarlyReply | None = None
-        # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
+        # Set the same way: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
-        # Set by app.py: whether this sender's text may be their panic or return word
+        # Set the same way: whether this sender's text may be their panic or return word
         # (memory only: a pseudonym and a dict lookup).
         self.might_panic: Callable[[int, str], bool] = lambda user_id, text: False
         # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
@@ -132,19 +135,25 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
 
     # --- the early path ----------------------------------------------------------------
 
-    def _candidate(self, user_id: int, text: str) -> bool:
+    def _candidate(self, update_id: object, user_id: int, text: str) -> bool:
         if text.startswith(_CRISIS_COMMANDS) or self.might_panic(user_id, text):
             return True
-        # A match, or False: a long text the worker has not read yet.
-        return self._screen.quick(text) is not None
+        # A match, or False: a long text the worker has not read yet. Read once per update:
+        # polling screens the raw update and then the parsed one.
+        found = self._screen.noted(update_id) if isinstance(update_id, int) else False
+        if found is False:
+            found = self._screen.quick(text)
+            if isinstance(update_id, int) and found is not False:
+                self._screen.note(update_id, found if isinstance(found, CrisisMatch) else None)
+        return found is not None
 
     def screen_raw(self, raw: object) -> bool:
         """Whether a raw update may be urgent (then parse it and `screen` it at once). An
         update found ordinary here is not screened again when its turn comes."""
         found = raw_private_text(raw)
-        if found is not None and self._candidate(found[1], found[2]):
-            return True
         update_id = raw.get("update_id") if isinstance(raw, dict) else None
+        if found is not None and self._candidate(update_id, found[1], found[2]):
+            return True
         if isinstance(update_id, int):
             self._ordinary.add(update_id)
         return False
@@ -154,7 +163,7 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         if update.update_id in self._early:
             return
         found = private_text(update)
-        if found is None or not self._candidate(found[1], found[2]):
+        if found is None or not self._candidate(update.update_id, found[1], found[2]):
             return
         chat_id, _, text = found
         task = asyncio.get_running_loop().create_task(self._early_path(update, chat_id, text))
@@ -174,9 +183,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             except Exception as exc:  # the panic group tries again in order
                 log.warning("early panic path failed: %s", type(exc).__name__)
         # A panic word is never a crisis word (validated when chosen).
-        urgent = text.startswith(_CRISIS_COMMANDS) or (
-            await self._screen.detect(text, chat_id) is not None
-        )
+        command = text.startswith(_CRISIS_COMMANDS)
+        match = None if command else await self._screen.match_for(update.update_id, text, chat_id)
+        urgent = command or match is not None
         if not urgent or self.early_reply is None:
             return Early(panic=False, urgent=urgent)
         lane = self._lanes.setdefault(chat_id, _Lane())
@@ -187,10 +196,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             # (a worksheet answer, a journal entry) is handled later in the chat's order,
             # so it is filed against the question the person was looking at.
             if lane.waiting > MAX_EARLY_PER_CHAT:
-                await self.early_reply(update, False)
+                await self.early_reply(update, match, False)
             else:
                 async with lane.lock:
-                    await self.early_reply(update, True)
+                    await self.early_reply(update, match, True)
         except Exception as exc:  # the crisis group tries again in order
             log.warning("early crisis reply failed: %s", type(exc).__name__)
         finally:

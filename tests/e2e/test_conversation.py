@@ -105,7 +105,9 @@ class Walker:
         return (await self.bot.services.journal.page(await self.person(user), 0, 1)).total
 
     async def answers(self, user: int) -> int:
-        found = await self.bot.services.worksheets.answers(await self.person(user), WORKSHEET_ID)
+        found = await self.bot.services.worksheet_flow.answers(
+            await self.person(user), WORKSHEET_ID
+        )
         return sum(len(a.parts) for a in found.values())
 
     async def say(self, user: int, message: Message) -> list[SentMessage]:

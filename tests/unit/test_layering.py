@@ -56,45 +56,30 @@ RULES = (
     Rule("bot.storage", ("bot", "telegram"), allowed=("bot.storage", "bot.crypto", ERRORS)),
     Rule("bot.crypto", ("bot",), allowed=(ERRORS,)),
     # Shared services and the transport know no feature and no PTB wiring.
-    Rule("bot.people", ("bot.features", "bot.framework", "bot.app", "bot.runtime", "telegram.ext")),
+    Rule(
+        "bot.people",
+        ("bot.features", "bot.framework", "bot.app", "bot.wiring", "bot.runtime", "telegram.ext"),
+    ),
     Rule(
         "bot.transport",
-        ("bot.features", "bot.framework", "bot.content", "bot.app", "bot.runtime"),
+        ("bot.features", "bot.framework", "bot.content", "bot.app", "bot.wiring", "bot.runtime"),
     ),
     # What features plug into knows no feature's handlers: they plug in from above.
-    Rule("bot.framework", (HANDLERS, "bot.app", "bot.runtime")),
+    Rule("bot.framework", (HANDLERS, "bot.app", "bot.wiring", "bot.runtime")),
     # A feature's logic and views are testable without PTB and never reach up.
     Rule(
         "bot.features",
-        ("bot.framework", HANDLERS, "bot.app", "bot.runtime", "telegram.ext"),
+        ("bot.framework", HANDLERS, "bot.app", "bot.wiring", "bot.runtime", "telegram.ext"),
         unless=HANDLERS,
     ),
     Rule("bot.features.*.views", ("telegram",)),
     # Handlers receive what they need: never the composition root, never a store.
-    Rule(HANDLERS, ("bot.app", "bot.runtime", "bot.storage")),
+    Rule(HANDLERS, ("bot.app", "bot.wiring", "bot.runtime", "bot.storage")),
 )
-
-# Handlers that import another feature's handlers, left from before features were packages,
-# named one by one so the list can only shrink: (importing feature, imported feature).
-CROSS_FEATURE_KNOWN = {
-    ("checkins", "crisis"),  # add_under_reply: the [Keep] choice under a crisis reply
-    ("conversation", "worksheets"),
-    ("discretion", "crisis"),  # CrisisFeature: /sos and crisis words pass the cover
-    ("export", "record"),  # send_record_export
-    ("export", "tidy"),
-    ("forget", "tidy"),
-    ("record", "crisis"),
-    ("setup", "forget"),
-    ("start", "forget"),
-    ("urge", "crisis"),
-    ("worksheets", "tidy"),
-    ("worksheets", "crisis"),
-    ("worksheets", "export"),
-}
 
 # Only the composition root and the lifecycle build stores and services (and the CLI,
 # which opens storage for `keys rotate`, `backup` and `stats` without a bot).
-BUILDERS = ("bot.app", "bot.runtime", "bot.__main__")
+BUILDERS = ("bot.wiring", "bot.runtime", "bot.__main__")
 
 
 def _within(module: str, pattern: str) -> bool:
@@ -277,7 +262,7 @@ def construction_violations(sources: list[tuple[str, Path, ast.Module]]) -> list
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
             if name in built:
                 where = path.relative_to(ROOT)
-                problems.append(f"{where}:{node.lineno}: {name}(...) built outside app.py")
+                problems.append(f"{where}:{node.lineno}: {name}(...) built outside bot/wiring.py")
     return problems
 
 
@@ -320,9 +305,8 @@ def test_imports_point_one_way() -> None:
 
 
 def test_no_feature_imports_another_features_handlers() -> None:
-    found = cross_feature_handlers(_sources())
-    assert found - CROSS_FEATURE_KNOWN == set(), "a feature uses another through its service"
-    assert CROSS_FEATURE_KNOWN - found == set(), "gone: take it off CROSS_FEATURE_KNOWN"
+    # One feature uses another through what it offers (bot/framework/offers.py).
+    assert cross_feature_handlers(_sources()) == set()
 
 
 def test_only_the_composition_root_builds_stores_and_services() -> None:
@@ -363,6 +347,7 @@ def test_a_cycle_is_caught() -> None:
         ),
         ("bot.features.urge.handlers", "import bot.runtime", "must not import bot.runtime"),
         ("bot.features.urge.handlers", "from bot import app", "must not import bot.app"),
+        ("bot.features.urge.handlers", "import bot.wiring", "must not import bot.wiring"),
         ("bot.features.urge.handlers", "from bot.storage.people import PeopleStore", "storage"),
         ("bot.features.urge.service", "from telegram.ext import Application", "telegram.ext"),
         ("bot.features.urge.service", "from bot.framework.chat import say", "bot.framework"),

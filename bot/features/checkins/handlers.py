@@ -27,7 +27,6 @@ from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.features.checkins.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
 from bot.features.checkins.schedule import is_valid_timezone
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
-from bot.features.crisis.handlers import keep as crisis_keep
 from bot.framework.chat import (
     Button,
     command_person,
@@ -41,7 +40,6 @@ from bot.framework.chat import (
 )
 from bot.framework.context import Context
 from bot.framework.hub import Hub
-from bot.framework.offers import SettingsMenu
 from bot.people.service import Person
 from bot.transport.send_policy import AT_MOST_ONCE
 
@@ -112,8 +110,7 @@ def make_sender(
 
 
 class DailyFeature:
-    def __init__(self, settings_menu: SettingsMenu) -> None:
-        self.settings_menu = settings_menu
+    def __init__(self) -> None:
         self.hub = Hub()  # replaced by the app's hub in install()
 
     def install(self, hub: Hub) -> None:
@@ -153,7 +150,7 @@ class DailyFeature:
     async def checkin_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
         if person is not None:
-            await self.settings_menu.show_settings(update, context, person)
+            await context.offers.onboarding.show_settings(update, context, person)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -196,7 +193,7 @@ class DailyFeature:
         elif action == "resume":
             await self._resume(update, context, person)
         if from_settings:
-            await self.settings_menu.show_settings(update, context, person)
+            await context.offers.onboarding.show_settings(update, context, person)
 
     async def _show_prompt(
         self, update: Update, context: Context, person: Person, day: str
@@ -285,7 +282,9 @@ class DailyFeature:
         prompt_id = await context.services.journal.answers(person, reply_to)
         if prompt_id is None:
             return False
-        if await crisis_keep.journal_reply(update, context, person, prompt_id, text):
+        if await context.offers.crisis_reply.journal_reply(
+            update, context, person, prompt_id, text
+        ):
             return True  # a crisis word alone is not kept; longer text waits for their choice
         entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)

@@ -20,30 +20,39 @@ Every reply names a next step: a button, or a command.
 from __future__ import annotations
 
 from telegram import Message, Update
-from telegram.ext import ApplicationHandlerStop
+from telegram.ext import ApplicationHandlerStop, MessageHandler, filters
 
 from bot.content.conversation import LEAVING, Intent, wordless
 from bot.core.buttons import Rows
 from bot.core.callbacks import MenuButton, StopButton
 from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, WorksheetState, decode_state
 from bot.features.conversation.views import carry_on_buttons, menu_view, stop_view
-from bot.features.worksheets.handlers.worksheets import WorksheetsFeature
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
-from bot.framework.hub import Hub
-from bot.framework.offers import Onboarding
+from bot.framework.hub import GROUP_FALLBACK, GROUP_WORDS, Hub
 from bot.people.service import Person
 
 
 class ConversationFeature:
-    def __init__(self, setup: Onboarding, worksheets: WorksheetsFeature) -> None:
-        self.setup = setup
-        self.worksheets = worksheets
+    def __init__(self) -> None:
         self.hub = Hub()  # replaced by the app's hub in install()
 
     def install(self, hub: Hub) -> None:
         self.hub = hub
         hub.command("menu", self.menu_command)
+        # stop, cancel, menu, hi...: before free text goes to a step or the journal.
+        hub.handle(
+            GROUP_WORDS,
+            MessageHandler(
+                filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self.on_words
+            ),
+        )
+        hub.handle(
+            GROUP_FALLBACK,
+            MessageHandler(
+                filters.UpdateType.MESSAGE & (filters.COMMAND | ~filters.TEXT), self.on_other
+            ),
+        )
         hub.command("stop", self.stop_command)
         hub.command("cancel", self.cancel_command)
         hub.router.on_callback(MenuButton, self.on_menu_button)
@@ -104,7 +113,7 @@ class ConversationFeature:
         state = decode_state(person.state)
         lead = ""
         if isinstance(state, WorksheetState):
-            await self.worksheets.pause_step(context, person)
+            await context.offers.worksheet_step.pause_step(context, person)
             lead = tx("conversation.left_worksheet")
         elif isinstance(state, SetupState):
             await context.services.people.set_state(person, "")
@@ -113,7 +122,7 @@ class ConversationFeature:
                 text = tx("conversation.left_onboarding")
                 await tell(context, person, text, carry_on_buttons(tx, step))
                 return
-            await self.setup.show_settings(
+            await context.offers.onboarding.show_settings(
                 update, context, person, lead=tx("conversation.left_settings")
             )
             if not stopping:
@@ -214,7 +223,7 @@ class ConversationFeature:
                 await self.show_menu(context, person)
                 return
             await say(context, person.chat_id, tx("start.resume_setup"), person=person)
-            await self.setup.ask(update, context, person, step, ONBOARDING)
+            await context.offers.onboarding.ask(update, context, person, step, ONBOARDING)
 
     # --- not text (group 99) ------------------------------------------------------------
 

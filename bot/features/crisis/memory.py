@@ -12,13 +12,40 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from bot.core.recent import Recent
 from bot.core.state import worksheet_state
+from bot.matching.crisis import CrisisKind
 from bot.people.service import Profile
 from bot.storage.people import PeopleStore
 from bot.transport.metrics import Metrics
 
 # Safety checks are counted beside the emergency replies, as "check:<kind>".
 CHECK_PREFIX = "check:"
+ASKS_REMEMBERED = 10_000  # people asked "where are you?" and not answered yet, at most
+
+
+class CountryAsks:
+    """Who was asked for their country from the crisis reply (the kind of reply to send
+    again, and until when a typed name counts): memory only, bounded."""
+
+    def __init__(self) -> None:
+        self._asked: Recent[str, tuple[CrisisKind, float]] = Recent(ASKS_REMEMBERED)
+
+    def ask(self, person_id: str, kind: CrisisKind, until: float) -> None:
+        self._asked[person_id] = (kind, until)
+
+    def asked(self, person_id: str, now: float) -> CrisisKind | None:
+        """The kind asked about, while the ask stands (a late one is forgotten here)."""
+        found = self._asked.get(person_id)
+        if found is None:
+            return None
+        if now > found[1]:
+            self._asked.pop(person_id)
+            return None
+        return found[0]
+
+    def answered(self, person_id: str) -> None:
+        self._asked.pop(person_id)
 
 
 class CrisisCache:
@@ -33,6 +60,7 @@ class CrisisCache:
         self._at: dict[str, float] = {}
         self._ttl = ttl
         self._clock = clock
+        self.country_asks = CountryAsks()
 
     def knows(self, person_id: str) -> bool:
         if person_id not in self._country:

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from telegram import BotCommand, BotCommandScopeChat, Message, Update
 from telegram.error import TelegramError
-from telegram.ext import ApplicationHandlerStop
+from telegram.ext import ApplicationHandlerStop, TypeHandler
 
 from bot.content.panic_word import (
     MAX_CHARS,
@@ -36,8 +34,8 @@ from bot.content.panic_word import (
 from bot.content.panic_word import check_word as check_panic_word
 from bot.core.buttons import Rows
 from bot.core.callbacks import CrisisButton, DiscretionButton
+from bot.core.recent import Recent
 from bot.core.state import DiscretionState, discretion_state
-from bot.features.crisis.handlers.crisis import CrisisFeature
 from bot.features.discretion.service import Cover, decoy_language
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.framework.chat import (
@@ -49,8 +47,8 @@ from bot.framework.chat import (
     replace_or_say,
     say,
 )
-from bot.framework.context import SERVICES_KEY, Context, Services
-from bot.framework.hub import Hub
+from bot.framework.context import Context, Services
+from bot.framework.hub import GROUP_PANIC, AnyApplication, Hub
 from bot.people.service import Person, UnreadableDataError
 
 log = logging.getLogger(__name__)
@@ -59,7 +57,7 @@ log = logging.getLogger(__name__)
 # on and its ids are deleted after the decoy). Load alone never gets near it.
 STORE_PATIENCE = 10.0
 RETRIES, RETRY_FIRST, RETRY_MOST = 12, 1.0, 60.0  # deletions refused for now, after the decoy
-HANDLED_KEY = "steady.discretion.handled"
+HANDLED_REMEMBERED = 1024  # panic and return words done early, until the guard takes them
 _CRISIS_COMMANDS = ("/sos", "/help")
 
 
@@ -69,11 +67,6 @@ class Handled:
     deleted: tuple[int, ...]
     stray: bool = False  # a return word typed outside cover: only deleted
     decoy: tuple[int, int] | None = None  # the decoy's id and time, noted again after erase
-
-
-def _handled(application: Any) -> dict[int, Handled]:
-    found: dict[int, Handled] = application.bot_data.setdefault(HANDLED_KEY, {})
-    return found
 
 
 def _text_of(update: Update) -> tuple[Message, str] | None:
@@ -101,9 +94,16 @@ async def _send(context: Context, person_id: str, chat_id: int, text: str) -> Me
     return sent
 
 
+def might_be_word(services: Services, user_id: int, text: str) -> bool:
+    """For the update processor: whether a sender's text is their panic or return word,
+    from memory (a pseudonym and a dict lookup)."""
+    return services.cover.match(services.people.person_id(user_id), text) is not None
+
+
 class DiscretionFeature:
-    def __init__(self, crisis: CrisisFeature) -> None:
-        self.crisis = crisis
+    def __init__(self) -> None:
+        # What the early path did for each recent update, for the guard to finish in order.
+        self.handled: Recent[int, Handled] = Recent(HANDLED_REMEMBERED)
         self.hub = Hub()  # replaced by the app's hub in install()
         self._finishing: set[asyncio.Task[None]] = set()  # wipes still retrying
 
@@ -114,20 +114,13 @@ class DiscretionFeature:
         hub.router.on_state(DiscretionState("panic").encode().partition(":")[0], self.on_text)
         hub.on_wording_changed(self.apply_menu)
         hub.after_onboarding.append(self.after_onboarding)
+        # A panic word, and everything while in cover, from memory (docs/discretion.md).
+        hub.handle(GROUP_PANIC, TypeHandler(Update, self.guard))
+        hub.on_early_panic(self.early, might_be_word)
 
     # --- the panic path ---------------------------------------------------------------
 
-    @staticmethod
-    def might_be_word(services: Services) -> Callable[[int, str], bool]:
-        """For the update processor: whether a sender's text is their panic or return
-        word, from memory (a pseudonym and a dict lookup)."""
-
-        def check(user_id: int, text: str) -> bool:
-            return services.cover.match(services.people.person_id(user_id), text) is not None
-
-        return check
-
-    async def early(self, update: Update, application: Any) -> bool:
+    async def early(self, update: Update, application: AnyApplication) -> bool:
         """The update processor's first look, before any lock or slot: True if this was a
         panic or return word (done here; `guard` finishes it in order)."""
         found = _text_of(update)
@@ -135,7 +128,7 @@ class DiscretionFeature:
         if found is None or user is None:
             return False
         message, text = found
-        services: Services = application.bot_data[SERVICES_KEY]
+        services: Services = application.bot_data.services
         person_id = services.people.person_id(user.id)
         kind = services.cover.match(person_id, text)
         if kind is None:
@@ -151,12 +144,12 @@ class DiscretionFeature:
             deleted, decoy = await self._wipe(context, person_id, cover, message)
             stamp = int(decoy.date.timestamp())
             handled = Handled(kind, deleted, decoy=(decoy.message_id, stamp))
-            _handled(application)[update.update_id] = handled
+            self.handled[update.update_id] = handled
             log.info("panic word: cover entered")
             return True
         # The return word: out of cover, or (outside cover) only taken out of the chat.
         stray = not services.cover.in_cover(person_id)
-        _handled(application)[update.update_id] = Handled(kind, (message.message_id,), stray)
+        self.handled[update.update_id] = Handled(kind, (message.message_id,), stray)
         services.cover.leave(person_id)
         await delete_quietly(context, chat_id, [message.message_id], bot=services.urgent_bot)
         if not stray:
@@ -240,7 +233,7 @@ class DiscretionFeature:
             return
         services = context.services
         person_id = services.people.person_id(user.id)
-        handled = _handled(context.application).pop(update.update_id, None)
+        handled = self.handled.pop(update.update_id)
         found = _text_of(update)
         if (
             handled is None
@@ -258,7 +251,7 @@ class DiscretionFeature:
         ):
             # The processor's early look did not run or failed: do it now.
             await self.early(update, context.application)
-            handled = _handled(context.application).pop(update.update_id, None)
+            handled = self.handled.pop(update.update_id)
         if handled is not None:
             await self._settle(update, context, person_id, handled)
             raise ApplicationHandlerStop
@@ -312,8 +305,12 @@ class DiscretionFeature:
         if command in _CRISIS_COMMANDS:
             return  # the crisis group answers, then stops the update
         screen = services.crisis_screen
-        if text and not command and await screen.detect(text, message.chat.id) is not None:
-            await self.crisis.on_message(update, context)
+        # The match the processor computed for this message (read here if it did not).
+        found = None
+        if text and not command:
+            found = await screen.match_for(update.update_id, text, message.chat.id)
+        if found is not None:
+            await context.offers.crisis_reply.answer(update, context)
             raise ApplicationHandlerStop
         cover = services.cover.cover(person_id)
         armed = services.cover.armed(person_id)

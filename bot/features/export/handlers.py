@@ -10,10 +10,9 @@ from telegram import InputFile, Update
 from bot.core.buttons import Rows
 from bot.core.callbacks import WorksheetButton
 from bot.features.export import render as export
-from bot.features.record.handlers.files import send_record_export
-from bot.features.tidy.handlers import export_buttons, export_caption, remove_later
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
+from bot.framework.hub import Hub
 from bot.people.service import Person
 
 
@@ -28,7 +27,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     doc, day = await context.services.exporter.document(person, context.locale)
     if doc.is_empty:
         # The record has its own file (for an advocate); /export covers it too.
-        if not await send_record_export(context, person, pdf=pdf):
+        if not await context.offers.record_export.send_record_export(context, person, pdf=pdf):
             await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
         return
     buttons: Rows = []
@@ -40,15 +39,26 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         data = export.build_markdown(doc).encode()
         name, caption = export.filename(day, "md"), tx("worksheets.export.caption")
         buttons = [[(tx("worksheets.export.btn_pdf"), WorksheetButton("pdf").encode())]]
-    buttons += export_buttons(context, person)
+    buttons += context.offers.tidying.export_buttons(context, person)
     hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
     sent = await context.bot.send_document(
         person.chat_id,
         InputFile(io.BytesIO(data), filename=name),
-        caption=export_caption(context, person, caption),
+        caption=context.offers.tidying.export_caption(context, person, caption),
         reply_markup=keyboard(buttons),
         protect_content=True,
     )
     await remember(context.services, person, sent)
-    await send_record_export(context, person, pdf=pdf)
-    await remove_later(context, person, sent)
+    await context.offers.record_export.send_record_export(context, person, pdf=pdf)
+    await context.offers.tidying.remove_later(context, person, sent)
+
+
+class ExportFeature:
+    """/export, and the file for whoever else offers it (the worksheets' [PDF] button)."""
+
+    def install(self, hub: Hub) -> None:
+        hub.command("export", export_command)
+        hub.offers.exports = self
+
+    async def send_export(self, context: Context, person: Person, *, pdf: bool) -> None:
+        await send_export(context, person, pdf=pdf)

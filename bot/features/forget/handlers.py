@@ -9,7 +9,6 @@ from telegram.error import TelegramError
 
 from bot.core.callbacks import ForgetButton
 from bot.features.forget.views import forget_buttons
-from bot.features.tidy.handlers import remove_soon, remove_unrecorded_soon
 from bot.framework.chat import (
     command_person,
     current_person,
@@ -51,7 +50,7 @@ async def clear(update: Update, context: Context) -> None:
     await delete_quietly(context, person.chat_id, ids)
     await ledger.forget(person.person_id, ids)
     done = await say(context, person.chat_id, context.tx("clear.done"), person=person)
-    await remove_soon(context, person, done)
+    await context.offers.tidying.remove_soon(context, person, done)
 
 
 async def on_button(update: Update, context: Context, data: ForgetButton) -> None:
@@ -77,7 +76,7 @@ async def on_button(update: Update, context: Context, data: ForgetButton) -> Non
     await people.forget(person_id)
     # The confirmation loses its buttons, so an old tap cannot erase a later fresh start.
     await replace_or_say(context, update, tx("forget.done"))
-    remove_unrecorded_soon(context, chat.id, pressed_message(update))
+    context.offers.tidying.remove_unrecorded_soon(context, chat.id, pressed_message(update))
     if ids:
         try:
             await delete_quietly(context, chat.id, ids)
@@ -95,10 +94,17 @@ async def offer_erasure(context: Context, chat_id: int) -> None:
     await say(context, chat_id, tx("unreadable.offer"), buttons=buttons)
 
 
-class PrivacyFeature:
+class ForgetFeature:
     """/forget (everything, by destroying the person's key) and /clear (tidy the chat)."""
 
     def install(self, hub: Hub) -> None:
         hub.command("clear", clear)
         hub.command("forget", forget)
         hub.router.on_callback(ForgetButton, on_button)
+        hub.offers.forgetting = self
+
+    async def ask_to_forget(self, update: Update, context: Context, person: Person) -> None:
+        await ask_to_forget(update, context, person)
+
+    async def offer_erasure(self, context: Context, chat_id: int) -> None:
+        await offer_erasure(context, chat_id)

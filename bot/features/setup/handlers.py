@@ -34,7 +34,6 @@ from bot.core.state import (
     decode_state,
     setup_state,
 )
-from bot.features.forget import handlers as privacy
 from bot.features.setup.flow import (
     SETTINGS_STEPS,
     AskNext,
@@ -76,6 +75,7 @@ class SetupFeature:
 
     def install(self, hub: Hub) -> None:
         self.hub = hub
+        hub.offers.onboarding = self
         hub.router.on_state(SETUP_PREFIX, self.on_text)
         hub.router.on_callback(CountryButton, self.on_country_button)
         hub.router.on_callback(ZoneButton, self.on_timezone_button)
@@ -351,7 +351,7 @@ class SetupFeature:
         elif arg == "language":
             await self.ask_language(update, context, person, SETTINGS)
         elif arg == "forget":
-            await privacy.ask_to_forget(update, context, person)
+            await context.offers.forgetting.ask_to_forget(update, context, person)
         elif arg == "close":
             # Every tap was saved as it happened: closing says how to come back, nothing more.
             await replace_or_say(context, update, context.tx("settings.closed"), person=person)

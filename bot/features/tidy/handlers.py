@@ -29,6 +29,29 @@ class TidyFeature:
     def install(self, hub: Hub) -> None:
         hub.router.on_callback(TidyButton, self.on_button)
         hub.every("self_removal_sweep", SWEEP_SECONDS, self.sweep)
+        hub.offers.tidying = self
+
+    # --- Tidying (bot/framework/offers.py): the module's functions, offered ------------
+
+    async def remove_soon(self, context: Context, person: Person, message: Message | None) -> None:
+        await remove_soon(context, person, message)
+
+    def remove_unrecorded_soon(
+        self, context: Context, chat_id: int, message: Message | None
+    ) -> None:
+        remove_unrecorded_soon(context, chat_id, message)
+
+    async def remove_later(self, context: Context, person: Person, message: Message) -> None:
+        await remove_later(context, person, message)
+
+    def hide_row(self, context: Context) -> Rows:
+        return hide_row(context)
+
+    def export_buttons(self, context: Context, person: Person) -> Rows:
+        return export_buttons(context, person)
+
+    def export_caption(self, context: Context, person: Person, caption: str) -> str:
+        return export_caption(context, person, caption)
 
     async def on_button(self, update: Update, context: Context, data: TidyButton) -> None:
         value = data.value

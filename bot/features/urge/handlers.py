@@ -17,9 +17,8 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.content.phrases import PULL_BACK
 from bot.content.urge_texts import surf_steps
-from bot.core.callbacks import UrgeButton
+from bot.core.callbacks import UrgeAction, UrgeButton
 from bot.core.state import URGE_PREFIX, UrgeState, urge_state
-from bot.features.crisis.handlers.keep import add_under_reply
 from bot.features.discretion.service import CONFIRMATION_LIFETIME, CoverHolds
 from bot.features.urge.service import UrgeService, zone_of
 from bot.features.urge.views import (
@@ -79,7 +78,7 @@ class UrgeFeature:
         """Once the pull-back offer is turned off, /settings is where it comes back."""
         if person.profile.urge_offers:
             return []
-        return [[(context.tx("urge.btn_offers_on"), UrgeButton("offers").encode())]]
+        return [[(context.tx("urge.btn_offers_on"), UrgeButton(UrgeAction.OFFERS_ON).encode())]]
 
     # --- commands -------------------------------------------------------------------------
 
@@ -111,22 +110,22 @@ class UrgeFeature:
         urges = _urges(context)
         action, item = data.action, data.item
         pressed = pressed_message(update)
-        if action == "go":
+        if action is UrgeAction.START:
             await release(context, person, pressed)
             await self._begin(context, person)
-        elif action == "ci":  # from the check-in, whose own buttons stay
+        elif action is UrgeAction.FROM_CHECKIN:  # from the check-in, whose own buttons stay
             await self._begin(context, person)
-        elif action == "no":
+        elif action is UrgeAction.NOT_NOW:
             await release(context, person, pressed)
-        elif action == "offers":
+        elif action is UrgeAction.OFFERS_ON:
             person.profile.urge_offers = True
             await context.services.people.save(person)
             await say(context, person.chat_id, tx("urge.offers_on"), person=person)
-        elif action == "never":
+        elif action is UrgeAction.NEVER:
             person.profile.urge_offers = False
             await context.services.people.save(person)
             await replace_or_say(context, update, tx("urge.offers_off"), person=person)
-        elif action == "s":
+        elif action is UrgeAction.STRENGTH:
             strength = data.number
             if strength is None or strength > 10:
                 return
@@ -137,7 +136,7 @@ class UrgeFeature:
                 person, UrgeState("trigger", urge.urge_id).encode()
             )
             await tell(context, person, *trigger_view(tx, urge.urge_id))
-        elif action == "t":
+        elif action is UrgeAction.TRIGGER:
             if await urges.get(person, item) is None:
                 return
             await release(context, person, pressed)
@@ -152,31 +151,31 @@ class UrgeFeature:
                 return
             await self._leave_state(context, person)
             await tell(context, person, *draft_offer_view(tx, item, named=True))
-        elif action == "tk":
+        elif action is UrgeAction.SKIP_TRIGGER:
             await release(context, person, pressed)
             await self._leave_state(context, person)
             await tell(context, person, *draft_offer_view(tx, item, named=False))
-        elif action == "dw":
+        elif action is UrgeAction.WRITE_DRAFT:
             await release(context, person, pressed)
             asked = await tell(context, person, tx("urge.draft.ask"))
             state = UrgeState("draft", item, asked.message_id)
             await context.services.people.set_state(person, state.encode())
-        elif action == "dn":
+        elif action is UrgeAction.NO_DRAFT:
             await release(context, person, pressed)
             await self._surf(context, person, item, 0)
-        elif action == "n":
+        elif action is UrgeAction.SURF_STEP:
             index = data.number
             if index is None:
                 return
             await release(context, person, pressed)
             await self._surf(context, person, item, index)
-        elif action == "x":
+        elif action is UrgeAction.STOP_SURF:
             await release(context, person, pressed)
             await tell(context, person, *after_view(tx, item))
-        elif action == "a":
+        elif action is UrgeAction.AFTER:
             await release(context, person, pressed)
             await self._after(context, person, item, data.arg)
-        elif action == "f":
+        elif action is UrgeAction.FOLLOW_UP:
             strength = data.number
             if strength is None or strength > 10:
                 return
@@ -186,15 +185,15 @@ class UrgeFeature:
                 await tell(context, person, tx("urge.followup.expired"))
             else:
                 await tell(context, person, compare_text(tx, *pair))
-        elif action == "fx":
+        elif action is UrgeAction.FOLLOW_UP_NOT_NOW:
             await urges.cancel_follow_up(person, item)
             await release(context, person, pressed)
-        elif action in ("dr", "dk", "dd"):
+        elif action in (UrgeAction.READ_DRAFT, UrgeAction.KEEP_DRAFT, UrgeAction.DELETE_DRAFT):
             await self._draft_choice(update, context, person, action, item)
-        elif action == "rsn":
+        elif action is UrgeAction.SHOW_REASONS:
             reasons = await urges.reasons(person)
             await tell(context, person, *reasons_view(tx, reasons), protect=True)
-        elif action == "redit":
+        elif action is UrgeAction.EDIT_REASONS:
             await release(context, person, pressed)
             asked = await tell(context, person, tx("reasons.ask"))
             state = UrgeState("reasons", asked=asked.message_id)
@@ -228,7 +227,7 @@ class UrgeFeature:
             await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
 
     async def _draft_choice(
-        self, update: Update, context: Context, person: Person, action: str, draft_id: str
+        self, update: Update, context: Context, person: Person, action: UrgeAction, draft_id: str
     ) -> None:
         tx = context.tx
         urges = _urges(context)
@@ -236,12 +235,12 @@ class UrgeFeature:
         if draft is None:
             await replace_or_say(context, update, tx("urge.draft.none"), person=person)
             return
-        if action == "dr":
+        if action is UrgeAction.READ_DRAFT:
             await release(context, person, pressed_message(update))
             local = draft.created_at.astimezone(zone_of(person))
             text = draft_shown_text(tx, local.date().isoformat(), draft.text)
             await tell(context, person, text, draft_buttons(tx, draft_id, read=False), protect=True)
-        elif action == "dk":
+        elif action is UrgeAction.KEEP_DRAFT:
             await urges.keep_draft(person, draft_id)
             await replace_or_say(context, update, tx("urge.draft.kept"), person=person)
         else:
@@ -277,7 +276,9 @@ class UrgeFeature:
             await context.services.people.set_state(person, "")
             await self._discreet(context, person, message.message_id, state.asked)
             if crisis:
-                await self._offer_continue(context, person, UrgeButton("tk", state.urge_id))
+                await self._offer_continue(
+                    context, person, UrgeButton(UrgeAction.SKIP_TRIGGER, state.urge_id)
+                )
             else:
                 await tell(context, person, *draft_offer_view(tx, state.urge_id, named=True))
         elif state.step == "draft":
@@ -287,7 +288,9 @@ class UrgeFeature:
             await context.services.people.set_state(person, "")
             await self._discreet(context, person, message.message_id, state.asked)
             if crisis:
-                await self._offer_continue(context, person, UrgeButton("dn", state.urge_id))
+                await self._offer_continue(
+                    context, person, UrgeButton(UrgeAction.NO_DRAFT, state.urge_id)
+                )
             else:
                 held = await tell(context, person, tx("urge.draft.held"))
                 if person.profile.discreet:  # says a message is held: read, then gone
@@ -299,7 +302,9 @@ class UrgeFeature:
     async def _offer_continue(self, context: Context, person: Person, then: UrgeButton) -> None:
         """After a crisis reply the next step waits: a button under that reply takes it."""
         ours = [(context.tx("urge.btn_continue"), then.encode())]
-        await add_under_reply(context, person, [ours], context.tx("urge.label"))
+        await context.offers.crisis_reply.add_under_reply(
+            context, person, [ours], context.tx("urge.label")
+        )
 
     async def _discreet(self, context: Context, person: Person, *message_ids: int) -> None:
         """Discreet mode: the person's words (sealed now) and the question that asked for

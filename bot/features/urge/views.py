@@ -10,7 +10,7 @@ from bot.content.urge_model import FOLLOW_UP_DELAY, MAX_STRENGTH, check_back_key
 from bot.content.urge_texts import trigger_buttons
 from bot.core import local_format
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
+from bot.core.callbacks import MoodButton, NoContactButton, UrgeAction, UrgeButton
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
 from bot.features.progress.no_contact import MarkKind, NoContact, State, allowed
 
@@ -41,7 +41,7 @@ def safe_people_text(tx: Tx, people: list[str], *, tail: str = "") -> str:
     return fit(tx("urge.after.safe_person_intro"), "\n\n".join(people), tail)
 
 
-def _scale(action: str, item: str = "") -> Rows:
+def _scale(action: UrgeAction, item: str = "") -> Rows:
     """0-10 in two rows (six and five): thumb-sized on a phone."""
     cells = [(str(n), UrgeButton(action, item, str(n)).encode()) for n in range(MAX_STRENGTH + 1)]
     return [cells[:6], cells[6:]]
@@ -49,28 +49,29 @@ def _scale(action: str, item: str = "") -> Rows:
 
 def offer_view(tx: Tx) -> tuple[str, Rows]:
     return tx("urge.offer"), [
-        [(tx("urge.btn_start"), UrgeButton("go").encode())],
+        [(tx("urge.btn_start"), UrgeButton(UrgeAction.START).encode())],
         [
-            (tx("urge.btn_not_now"), UrgeButton("no").encode()),
-            (tx("urge.btn_never"), UrgeButton("never").encode()),
+            (tx("urge.btn_not_now"), UrgeButton(UrgeAction.NOT_NOW).encode()),
+            (tx("urge.btn_never"), UrgeButton(UrgeAction.NEVER).encode()),
         ],
     ]
 
 
 def strength_view(tx: Tx) -> tuple[str, Rows]:
-    return f"{tx('urge.intro')}\n\n{tx('urge.ask_strength')}", _scale("s")
+    return f"{tx('urge.intro')}\n\n{tx('urge.ask_strength')}", _scale(UrgeAction.STRENGTH)
 
 
 def trigger_view(tx: Tx, urge_id: str) -> tuple[str, Rows]:
     buttons = [
-        (label, UrgeButton("t", urge_id, tid).encode()) for tid, label in trigger_buttons(tx)
+        (label, UrgeButton(UrgeAction.TRIGGER, urge_id, tid).encode())
+        for tid, label in trigger_buttons(tx)
     ]
     return tx("urge.ask_trigger"), [buttons[i : i + 2] for i in range(0, len(buttons), 2)]
 
 
 def typed_trigger_view(tx: Tx, urge_id: str) -> tuple[str, Rows]:
     return tx("urge.ask_trigger_typed"), [
-        [(tx("urge.btn_skip"), UrgeButton("tk", urge_id).encode())]
+        [(tx("urge.btn_skip"), UrgeButton(UrgeAction.SKIP_TRIGGER, urge_id).encode())]
     ]
 
 
@@ -80,16 +81,16 @@ def draft_offer_view(tx: Tx, urge_id: str, *, named: bool) -> tuple[str, Rows]:
         text = f"{tx('urge.trigger_named')}\n\n{text}"
     return text, [
         [
-            (tx("urge.draft.btn_write"), UrgeButton("dw", urge_id).encode()),
-            (tx("urge.draft.btn_no"), UrgeButton("dn", urge_id).encode()),
+            (tx("urge.draft.btn_write"), UrgeButton(UrgeAction.WRITE_DRAFT, urge_id).encode()),
+            (tx("urge.draft.btn_no"), UrgeButton(UrgeAction.NO_DRAFT, urge_id).encode()),
         ]
     ]
 
 
 def surf_view(tx: Tx, steps: tuple[str, ...], urge_id: str, index: int) -> tuple[str, Rows]:
     """Step `index` (0-based) of the urge surfing; Next moves on, the last goes to the menu."""
-    nxt = UrgeButton("n", urge_id, str(index + 1)).encode()
-    stop = UrgeButton("x", urge_id).encode()
+    nxt = UrgeButton(UrgeAction.SURF_STEP, urge_id, str(index + 1)).encode()
+    stop = UrgeButton(UrgeAction.STOP_SURF, urge_id).encode()
     return steps[index], [[(tx("urge.surf.btn_next"), nxt)], [(tx("urge.surf.btn_stop"), stop)]]
 
 
@@ -98,7 +99,7 @@ def after_view(tx: Tx, urge_id: str, *, shown: str = "") -> tuple[str, Rows]:
     (built by the caller with `reasons_text` / `safe_people_text`)."""
 
     def button(key: str, choice: str) -> Button:
-        return (tx(f"urge.after.btn_{key}"), UrgeButton("a", urge_id, choice).encode())
+        return (tx(f"urge.after.btn_{key}"), UrgeButton(UrgeAction.AFTER, urge_id, choice).encode())
 
     return shown or tx("urge.after.ask"), [
         [button("reasons", "reasons"), button("safe_person", "safe")],
@@ -121,8 +122,15 @@ def follow_up_view(tx: Tx, urge_id: str, *, neutral: bool) -> tuple[str, Rows]:
         if neutral
         else tx("urge.followup.ask", minutes=FOLLOW_UP_MINUTES)
     )
-    rows = _scale("f", urge_id)
-    rows.append([(tx("urge.followup.btn_not_now"), UrgeButton("fx", urge_id).encode())])
+    rows = _scale(UrgeAction.FOLLOW_UP, urge_id)
+    rows.append(
+        [
+            (
+                tx("urge.followup.btn_not_now"),
+                UrgeButton(UrgeAction.FOLLOW_UP_NOT_NOW, urge_id).encode(),
+            )
+        ]
+    )
     return text, rows
 
 
@@ -139,21 +147,25 @@ def draft_offer_back_view(tx: Tx, draft_id: str, *, neutral: bool) -> tuple[str,
 def draft_buttons(tx: Tx, draft_id: str, *, read: bool = True) -> Rows:
     first: list[Button] = []
     if read:
-        first.append((tx("urge.draft.btn_read"), UrgeButton("dr", draft_id).encode()))
+        first.append(
+            (tx("urge.draft.btn_read"), UrgeButton(UrgeAction.READ_DRAFT, draft_id).encode())
+        )
     return [
         first,
         [
-            (tx("urge.draft.btn_keep"), UrgeButton("dk", draft_id).encode()),
-            (tx("urge.draft.btn_delete"), UrgeButton("dd", draft_id).encode()),
+            (tx("urge.draft.btn_keep"), UrgeButton(UrgeAction.KEEP_DRAFT, draft_id).encode()),
+            (tx("urge.draft.btn_delete"), UrgeButton(UrgeAction.DELETE_DRAFT, draft_id).encode()),
         ],
     ]
 
 
 def reasons_view(tx: Tx, reasons: str | None) -> tuple[str, Rows]:
     if not reasons:
-        return tx("reasons.none"), [[(tx("reasons.btn_write"), UrgeButton("redit").encode())]]
+        return tx("reasons.none"), [
+            [(tx("reasons.btn_write"), UrgeButton(UrgeAction.EDIT_REASONS).encode())]
+        ]
     return fit(tx("reasons.heading"), reasons), [
-        [(tx("reasons.btn_edit"), UrgeButton("redit").encode())]
+        [(tx("reasons.btn_edit"), UrgeButton(UrgeAction.EDIT_REASONS).encode())]
     ]
 
 
@@ -236,4 +248,7 @@ def mood_row(tx: Tx, local_date: str) -> list[Button]:
 
 def checkin_rows(tx: Tx, local_date: str) -> Rows:
     """What the check-in offers from this feature: the day's mood, and "A hard moment"."""
-    return [mood_row(tx, local_date), [(tx("urge.label"), UrgeButton("ci").encode())]]
+    return [
+        mood_row(tx, local_date),
+        [(tx("urge.label"), UrgeButton(UrgeAction.FROM_CHECKIN).encode())],
+    ]

@@ -23,20 +23,12 @@ log = logging.getLogger(__name__)
 STORE_BUDGET = 5.0  # seconds to store a chosen country, after the reply has gone out
 AWAIT_SECONDS = 600  # how long a typed country is expected after "Set my country"
 SHORTLIST_SIZE = 9  # three rows of three; typing a name covers every other country
-AWAIT_KEY = "steady.crisis.awaiting_country"
 
 
 def valid_place(context: Context, code: str) -> bool:
     # Callback data is untrusted: only codes we can show something for.
     content = context.services.content
     return code in content.emergency or (code in content.helplines and code != "INTL")
-
-
-def _awaiting(context: Context) -> dict[str, tuple[CrisisKind, float]]:
-    found: dict[str, tuple[CrisisKind, float]] = context.application.bot_data.setdefault(
-        AWAIT_KEY, {}
-    )
-    return found
 
 
 def _shortlist(context: Context, kind: CrisisKind, language: str | None) -> list[list[Button]]:
@@ -63,10 +55,7 @@ async def ask_country(update: Update, context: Context, kind: CrisisKind) -> Non
     rows = _shortlist(context, kind, user.language_code)
     person_id = services.people.person_id(user.id)
     now = services.clock().timestamp()
-    waiting = _awaiting(context)
-    for stale in [pid for pid, (_, deadline) in waiting.items() if deadline < now]:
-        del waiting[stale]  # people who never typed a name: keep memory bounded
-    waiting[person_id] = (kind, now + AWAIT_SECONDS)
+    services.crisis_cache.country_asks.ask(person_id, kind, now + AWAIT_SECONDS)
     await send_urgent(update, context, context.tx("crisis_help.ask_country"), buttons=rows)
 
 
@@ -79,17 +68,14 @@ async def maybe_typed_country(update: Update, context: Context, text: str) -> No
         return
     services = context.services
     person_id = services.people.person_id(user.id)
-    waiting = _awaiting(context).get(person_id)
-    if waiting is None:
-        return
-    kind, deadline = waiting
-    if services.clock().timestamp() > deadline:
-        _awaiting(context).pop(person_id, None)
+    asks = services.crisis_cache.country_asks
+    kind = asks.asked(person_id, services.clock().timestamp())
+    if kind is None:
         return
     code = services.content.places.find(text)
     in_setup = await _in_country_step(context, user.id)
     if code is not None:
-        _awaiting(context).pop(person_id, None)
+        asks.answered(person_id)
         await country_chosen(update, context, kind, code, typed=True, in_setup=in_setup)
     elif not in_setup:  # setup answers an unknown name in its own step
         await _ask_again(update, context, kind)

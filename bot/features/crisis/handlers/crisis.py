@@ -17,22 +17,25 @@ a tier-2
 text typed while a safety-plan question waits (known from memory, or storage within the
 same budget) is an answer that speaks of safety; the check stays back and the worksheet
 saves it with a quiet line (bot/features/crisis/capture.py). `context.crisis_quiet` says
-so; whoever then does not give the quiet line sends the check after all (`ensure_reply`).
+so; whoever then does not give the quiet line sends the check after all
+(`safety_check.ensure_reply`).
 """
 
 from __future__ import annotations
 
 import logging
-from typing import Any
+from collections.abc import Sequence
 
 from telegram import Message, Update
-from telegram.ext import ApplicationHandlerStop
+from telegram.ext import ApplicationHandlerStop, CommandHandler, MessageHandler, filters
 
 from bot.content.crisis_reply import compose_full_list
 from bot.content.texts import guide_text
+from bot.core.buttons import Button
 from bot.core.callbacks import CrisisButton
+from bot.core.recent import Recent
 from bot.features.crisis.capture import SAFETY_PLAN
-from bot.features.crisis.handlers import safety_check
+from bot.features.crisis.handlers import keep, safety_check
 from bot.features.crisis.handlers.country import (
     ask_country,
     country_chosen,
@@ -50,26 +53,45 @@ from bot.features.crisis.handlers.send import (
 )
 from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
-from bot.framework.hub import Hub
+from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
 from bot.matching.crisis import CrisisKind, CrisisMatch
+from bot.people.service import Person
 
 log = logging.getLogger(__name__)
 
 
-EARLY_KEY = "steady.crisis.early"
 Early = tuple[CrisisMatch, Message | None, bool]  # the match, the reply, held back (quiet)
+# Early replies not yet taken up by the crisis group: each is taken within its update.
+EARLY_REMEMBERED = 4096
 
 
-def _early(application: Any) -> dict[int, Early]:
-    found: dict[int, Early] = application.bot_data.setdefault(EARLY_KEY, {})
-    return found
+class EarlyReplies:
+    """What the update processor's early path did for each recent update, for the crisis
+    group to take up in the chat's order (bounded: an update whose group never runs, a
+    malformed one, leaves nothing for long)."""
+
+    def __init__(self) -> None:
+        self._by_update: Recent[int, Early] = Recent(EARLY_REMEMBERED)
+
+    def put(self, update_id: int, early: Early) -> None:
+        self._by_update[update_id] = early
+
+    def take(self, update_id: int) -> Early | None:
+        return self._by_update.pop(update_id)
 
 
-async def reply_early(update: Update, application: Any, *, send: bool = True) -> None:
-    """Called by the update processor for a crisis message before it waits for anything;
-    the crisis group below then finds the reply sent (keyed by update id). `send=False`:
-    this chat already has replies on their way (a flood of crisis words); only the match
-    is noted, for the later groups, and no further reply is sent."""
+async def reply_early(
+    update: Update,
+    application: AnyApplication,
+    match: CrisisMatch | None,
+    send: bool,
+    replies: EarlyReplies,
+) -> None:
+    """Called by the update processor for a crisis message before it waits for anything,
+    with the match it computed (None: /sos or /help); the crisis group below then finds the
+    reply sent (by update id). `send=False`: this chat already has replies on their way (a
+    flood of crisis words); only the match is noted, for the later groups, and no further
+    reply is sent."""
     if not is_private(update):
         return
     context = Context.from_update(update, application)
@@ -80,37 +102,36 @@ async def reply_early(update: Update, application: Any, *, send: bool = True) ->
         if send:
             await _sos(update, context, guide=command == "/help")
         general = CrisisMatch(CrisisKind.GENERAL, frozenset())
-        _early(application)[update.update_id] = (general, None, False)
+        replies.put(update.update_id, (general, None, False))
         return
-    chat = update.effective_chat
-    screen = context.services.crisis_screen
-    match = await screen.detect(text, chat.id if chat else None) if text else None
     if match is None or command:
         return
     if not send:
-        _early(application)[update.update_id] = (match, None, False)
+        replies.put(update.update_id, (match, None, False))
         return
     sent = await respond(update, context, match, message)
-    _early(application)[update.update_id] = (match, sent, context.crisis_quiet)
+    replies.put(update.update_id, (match, sent, context.crisis_quiet))
 
 
-async def on_message(update: Update, context: Context) -> None:
+async def on_message(update: Update, context: Context, replies: EarlyReplies) -> None:
     message = update.effective_message
     if message is None or not is_private(update):
         return
-    early = _early(context.application).pop(update.update_id, None)
+    early = replies.take(update.update_id)
     if early is not None:
         context.crisis, context.crisis_reply, context.crisis_quiet = early
         if context.crisis_quiet and not await _in_safety_plan(update, context):
             # The early path ran before this chat's earlier updates (a Pause, say): now, in
             # order, the person is somewhere else, so the check goes out after all.
-            await ensure_reply(update, context)
+            await safety_check.ensure_reply(update, context)
         return
     text = message.text or message.caption
     if not text or text.startswith("/"):
         return  # commands have their own handlers (/sos and /help show the same lines)
     chat = update.effective_chat
-    match = await context.services.crisis_screen.detect(text, chat.id if chat else None)
+    screen = context.services.crisis_screen
+    # Computed once per message: the processor's screen (or the cover's check) noted it.
+    match = await screen.match_for(update.update_id, text, chat.id if chat else None)
     if match is None:
         await maybe_typed_country(update, context, text)
         return
@@ -150,35 +171,19 @@ async def _in_safety_plan(update: Update, context: Context) -> bool:
     return cache.answering(person_id) == SAFETY_PLAN
 
 
-async def ensure_reply(update: Update, context: Context) -> None:
-    """The check held back for a safety-plan answer, sent after all (the text turned out
-    not to be kept quietly)."""
-    if not context.crisis_quiet or context.crisis is None:
-        return
-    context.crisis_quiet = False
-    message = update.effective_message
-    context.crisis_reply = await safety_check.send_check(update, context, context.crisis, message)
-
-
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:
     await send_crisis_reply(update, context, CrisisKind.GENERAL, update.effective_message)
     if guide:
         await send_urgent(update, context, guide_text(context.tx))
 
 
-async def on_sos(update: Update, context: Context) -> None:
+async def on_crisis_command(
+    update: Update, context: Context, replies: EarlyReplies, *, guide: bool
+) -> None:
     if not is_private(update):
         return
-    if _early(context.application).pop(update.update_id, None) is None:
-        await _sos(update, context, guide=False)
-    raise ApplicationHandlerStop
-
-
-async def on_help(update: Update, context: Context) -> None:
-    if not is_private(update):
-        return
-    if _early(context.application).pop(update.update_id, None) is None:
-        await _sos(update, context, guide=True)
+    if replies.take(update.update_id) is None:
+        await _sos(update, context, guide=guide)
     raise ApplicationHandlerStop
 
 
@@ -223,15 +228,53 @@ async def on_button(update: Update, context: Context, data: CrisisButton) -> Non
 
 
 class CrisisFeature:
-    """Crisis words, /sos and /help: app.py puts `on_message`, `on_sos` and `on_help` in
-    the first group (-10) and `reply_early` in the update processor; the buttons of the
-    reply install here."""
+    """Crisis words, /sos and /help in the crisis group (-10), before anything can wait on
+    storage or a conversation, and `reply_early` in the update processor; the reply's
+    buttons; and the reply as other features build on it (`CrisisReply`)."""
 
-    on_message = staticmethod(on_message)
-    on_sos = staticmethod(on_sos)
-    on_help = staticmethod(on_help)
-    reply_early = staticmethod(reply_early)
+    def __init__(self) -> None:
+        self.early = EarlyReplies()
 
     def install(self, hub: Hub) -> None:
+        hub.handle(GROUP_CRISIS, CommandHandler("sos", self.on_sos))
+        hub.handle(GROUP_CRISIS, CommandHandler("help", self.on_help))
+        hub.handle(GROUP_CRISIS, MessageHandler(filters.UpdateType.MESSAGES, self.answer))
+        hub.on_early_crisis(self.reply_early)
         hub.router.on_callback(CrisisButton, on_button)
         safety_check.install(hub)
+        hub.offers.crisis_reply = self
+
+    async def reply_early(
+        self, update: Update, application: AnyApplication, match: CrisisMatch | None, send: bool
+    ) -> None:
+        await reply_early(update, application, match, send, self.early)
+
+    async def on_sos(self, update: Update, context: Context) -> None:
+        await on_crisis_command(update, context, self.early, guide=False)
+
+    async def on_help(self, update: Update, context: Context) -> None:
+        await on_crisis_command(update, context, self.early, guide=True)
+
+    # --- CrisisReply (bot/framework/offers.py) ------------------------------------------
+
+    async def answer(self, update: Update, context: Context) -> None:
+        await on_message(update, context, self.early)
+
+    async def ensure_reply(self, update: Update, context: Context) -> None:
+        await safety_check.ensure_reply(update, context)
+
+    async def add_under_reply(
+        self, context: Context, person: Person, rows: Sequence[list[Button]], fallback: str
+    ) -> None:
+        await keep.add_under_reply(context, person, rows, fallback)
+
+    async def drop_from_reply(self, message: Message | None, prefix: str) -> None:
+        await keep.drop_from_reply(message, prefix)
+
+    def keep_row(self, context: Context, message_id: int, *, journal: bool) -> list[Button]:
+        return keep.keep_row(context, message_id, journal=journal)
+
+    async def journal_reply(
+        self, update: Update, context: Context, person: Person, prompt_id: str | None, text: str
+    ) -> bool:
+        return await keep.journal_reply(update, context, person, prompt_id, text)

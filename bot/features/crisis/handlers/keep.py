@@ -19,7 +19,7 @@ from telegram.error import BadRequest
 
 from bot.core.callbacks import KeepButton
 from bot.features.crisis.capture import Capture, Held, decide, hold, replace_text, take
-from bot.features.crisis.handlers.crisis import ensure_reply
+from bot.features.crisis.handlers.safety_check import ensure_reply
 from bot.framework.chat import (
     Button,
     current_person,
@@ -132,7 +132,7 @@ class CrisisKeepFeature:
         if held.journal:
             await context.services.journal.add(person, held.prompt_id, held.message_id, held.text)
             return "crisis_capture.kept_journal"
-        worksheet = await context.services.worksheets.keep_held(person, held)
+        worksheet = await context.services.worksheet_flow.keep_held(person, held)
         return "crisis_capture.kept_answer" if worksheet is not None else "crisis_capture.gone"
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:

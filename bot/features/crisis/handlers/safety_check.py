@@ -96,3 +96,13 @@ async def on_button(update: Update, context: Context, data: CheckButton) -> None
 
 def install(hub: Hub) -> None:
     hub.router.on_callback(CheckButton, on_button)
+
+
+async def ensure_reply(update: Update, context: Context) -> None:
+    """The check held back for a safety-plan answer, sent after all (the text turned out
+    not to be kept quietly)."""
+    if not context.crisis_quiet or context.crisis is None:
+        return
+    context.crisis_quiet = False
+    message = update.effective_message
+    context.crisis_reply = await send_check(update, context, context.crisis, message)

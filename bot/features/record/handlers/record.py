@@ -13,6 +13,7 @@ import logging
 
 from telegram import Message, Update
 from telegram.error import BadRequest
+from telegram.ext import MessageHandler, filters
 
 from bot.core.buttons import Rows
 from bot.core.callbacks import RecordButton
@@ -34,16 +35,16 @@ from bot.framework.chat import (
     tell,
 )
 from bot.framework.context import Context
-from bot.framework.hub import Hub
-from bot.framework.offers import SettingsMenu
+from bot.framework.hub import GROUP_AFTER_TEXT, GROUP_TEXT, Hub
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
 
+FILES = filters.PHOTO | filters.Document.ALL | filters.VOICE | filters.AUDIO | filters.VIDEO
+
 
 class RecordFeature:
-    def __init__(self, settings_menu: SettingsMenu) -> None:
-        self.settings_menu = settings_menu
+    def __init__(self) -> None:
         self.steps = EntrySteps()
 
     def install(self, hub: Hub) -> None:
@@ -52,6 +53,19 @@ class RecordFeature:
         hub.router.on_state(RECORD_PREFIX, self.steps.on_text, capture=True)
         hub.router.on_edit(self.on_edit)
         hub.settings_rows.append(self.settings_rows)
+        # Files sent while an entry is being written; others fall through to the fallback.
+        hub.handle(GROUP_TEXT, MessageHandler(filters.UpdateType.MESSAGE & FILES, self.on_media))
+        # After a text was handled: the look-back offer (never beside a crisis reply).
+        hub.handle(
+            GROUP_AFTER_TEXT,
+            MessageHandler(
+                filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self.after_text
+            ),
+        )
+        hub.offers.record_export = self
+
+    async def send_record_export(self, context: Context, person: Person, *, pdf: bool) -> bool:
+        return await send_record_export(context, person, pdf=pdf)
 
     # --- /record ------------------------------------------------------------------------
 
@@ -187,7 +201,7 @@ class RecordFeature:
             if action == "nolook":
                 await replace_or_say(context, update, tx("record.offers_off"), person=person)
             else:
-                await self.settings_menu.show_settings(update, context, person)
+                await context.offers.onboarding.show_settings(update, context, person)
         else:
             await self._manage(update, context, person, data, pressed)
 

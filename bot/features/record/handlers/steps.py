@@ -17,7 +17,6 @@ from bot.core.buttons import Rows
 from bot.core.callbacks import RecordButton
 from bot.core.languages import LANGUAGES
 from bot.core.state import RecordState, record_state
-from bot.features.crisis.handlers.keep import add_under_reply, drop_from_reply
 from bot.features.export.render import zone_of
 from bot.features.record import views
 from bot.features.record.dates import happened_label, written_label
@@ -155,7 +154,9 @@ class EntrySteps:
         reply's own buttons."""
         ours = views.continue_row(context.tx, state.step if state.step in STEPS else WHEN,
                                   state.entry_id)  # fmt: skip
-        await add_under_reply(context, person, [ours], context.tx("record.saved_crisis"))
+        await context.offers.crisis_reply.add_under_reply(
+            context, person, [ours], context.tx("record.saved_crisis")
+        )
 
     async def _when_set(self, context: Context, person: Person, outcome: WhenSet) -> None:
         entry = outcome.entry
@@ -189,7 +190,7 @@ class EntrySteps:
             await self._when_button(context, person, data, pressed)
         elif action in STEP_ACTIONS:
             if action == "cont":
-                await drop_from_reply(pressed, RecordButton.PREFIX)
+                await context.offers.crisis_reply.drop_from_reply(pressed, RecordButton.PREFIX)
             await self.go(
                 context, person, entry_id, flow.step_pressed(person, entry_id, data.number)
             )

@@ -12,7 +12,6 @@ from telegram import Message
 
 from bot.content.worksheet_model import Worksheet
 from bot.core.state import WorksheetState
-from bot.features.tidy.handlers import hide_row
 from bot.features.worksheets import views
 from bot.features.worksheets.flow import Opening
 from bot.framework.chat import delete_and_forget, release, strip_buttons, tell
@@ -24,7 +23,7 @@ async def leave_step(
     context: Context, person: Person, pressed: Message | None = None, extra: Sequence[int] = ()
 ) -> None:
     """Done with the current step's messages (the flow says which go); `extra` goes too."""
-    flow = context.services.worksheets
+    flow = context.services.worksheet_flow
     ids = [*extra, *flow.leave_step(person, pressed.message_id if pressed else None)]
     if not person.profile.discreet:
         await strip_buttons(pressed)
@@ -33,7 +32,7 @@ async def leave_step(
 
 async def show_list(context: Context, person: Person, lead: str = "") -> None:
     overview = [
-        (context.local(w), r) for w, r in await context.services.worksheets.overview(person)
+        (context.local(w), r) for w, r in await context.services.worksheet_flow.overview(person)
     ]
     text, buttons = views.list_view(context.tx, overview, lead)
     await tell(context, person, text, buttons)
@@ -43,7 +42,7 @@ async def show_question(
     context: Context, person: Person, ws: Worksheet, position: int, *, lead: str = ""
 ) -> None:
     """Send the question at `position` and make it the step that typed text answers."""
-    flow, tx = context.services.worksheets, context.tx
+    flow, tx = context.services.worksheet_flow, context.tx
     ws = context.local(ws)
     shown_before = flow.shown_before(person, ws)
     await leave_step(context, person)
@@ -66,7 +65,7 @@ async def show_question(
 async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> None:
     tx = context.tx
     ws = context.local(ws)
-    opening = await context.services.worksheets.opening(person, ws)
+    opening = await context.services.worksheet_flow.opening(person, ws)
     if opening.kind is Opening.NEW:
         await tell(
             context,
@@ -85,12 +84,12 @@ async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> Non
 
 
 async def has_answers(context: Context, person: Person, ws: Worksheet) -> bool:
-    answers = await context.services.worksheets.answers(person, ws.id)
+    answers = await context.services.worksheet_flow.answers(person, ws.id)
     return any(answer.parts for answer in answers.values())
 
 
 async def open_by_id(context: Context, person: Person, worksheet_id: str) -> None:
-    worksheet = context.services.worksheets.get(worksheet_id)
+    worksheet = context.services.worksheet_flow.get(worksheet_id)
     if worksheet is None:
         await show_list(context, person, lead=context.tx("worksheets.unknown"))
         return
@@ -102,7 +101,7 @@ async def review(
 ) -> None:
     tx = context.tx
     ws = context.local(ws)
-    answers = await context.services.worksheets.answers(person, ws.id)
+    answers = await context.services.worksheet_flow.answers(person, ws.id)
     pages = views.review_pages(tx, ws, answers)
     if page >= max(len(pages), 1):
         return
@@ -113,5 +112,5 @@ async def review(
         await tell(context, person, tx("worksheets.review_empty"))
         return
     # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
-    buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
+    buttons = views.review_buttons(tx, ws, pages, page) + context.offers.tidying.hide_row(context)
     await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)

@@ -16,10 +16,6 @@ from bot.content.worksheet_model import Worksheet
 from bot.core.callbacks import CrisisButton, WorksheetButton
 from bot.core.state import WORKSHEET_PREFIX
 from bot.features.crisis.capture import Capture
-from bot.features.crisis.handlers.crisis import ensure_reply
-from bot.features.crisis.handlers.keep import add_under_reply, drop_from_reply, keep_row
-from bot.features.export.handlers import export_command, send_export
-from bot.features.tidy.handlers import remove_soon
 from bot.features.worksheets import views
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
@@ -45,17 +41,17 @@ class WorksheetsFeature:
     def install(self, hub: Hub) -> None:
         hub.command("worksheets", self.list_command)
         hub.command("resume", self.resume_command)
-        hub.command("export", export_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
         hub.router.on_state(WORKSHEET_PREFIX, self.on_answer, capture=True)
         hub.router.on_start_payload(DEEP_LINK_PREFIX, self.on_deep_link)
         hub.router.on_edit(self.on_edit)
         hub.after_onboarding.append(self.after_onboarding)
+        hub.offers.worksheet_step = self
 
     async def pause_step(self, context: Context, person: Person) -> None:
         """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
         await screens.leave_step(context, person)
-        await context.services.worksheets.pause(person)
+        await context.services.worksheet_flow.pause(person)
 
     # --- commands ---------------------------------------------------------------------
 
@@ -69,7 +65,7 @@ class WorksheetsFeature:
         if person is None:
             return
         tx = context.tx
-        waiting = await context.services.worksheets.in_progress(person)
+        waiting = await context.services.worksheet_flow.in_progress(person)
         active = [w for w in waiting if w.id == person.profile.active_worksheet]
         if active or len(waiting) == 1:
             await screens.open_worksheet(context, person, (active or waiting)[0])
@@ -85,24 +81,30 @@ class WorksheetsFeature:
         message = update.message
         if message is None:
             return
-        flow, tx = context.services.worksheets, context.tx
+        flow, tx = context.services.worksheet_flow, context.tx
         capture = flow.capture(
             person, context.crisis, text, context.services.content.detector.covers,
             held_back=context.crisis_quiet,
         )  # fmt: skip
         if capture is not Capture.KEEP_QUIETLY:
-            await ensure_reply(update, context)  # a held-back check goes out after all
+            await context.offers.crisis_reply.ensure_reply(
+                update, context
+            )  # a held-back check goes out after all
         outcome = await flow.receive(person, message.message_id, text, capture)
         if not isinstance(outcome, Saved):
-            await ensure_reply(update, context)  # no "Saved" to carry the quiet line
+            await context.offers.crisis_reply.ensure_reply(
+                update, context
+            )  # no "Saved" to carry the quiet line
         if isinstance(outcome, HeldBack):
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
             rows = [
-                keep_row(context, message.message_id, journal=False),
+                context.offers.crisis_reply.keep_row(context, message.message_id, journal=False),
                 views.continue_row(tx, outcome.worksheet, outcome.position),
             ]
-            await add_under_reply(context, person, rows, tx("crisis_capture.choose"))
+            await context.offers.crisis_reply.add_under_reply(
+                context, person, rows, tx("crisis_capture.choose")
+            )
         elif isinstance(outcome, NotKept):
             await self._offer_continue(
                 context, person, outcome.worksheet, outcome.position, saved=False
@@ -159,13 +161,13 @@ class WorksheetsFeature:
         """Add Continue and Pause under the crisis reply, keeping its own buttons."""
         ours = views.continue_row(context.tx, worksheet, position)
         key = "worksheets.saved_crisis" if saved else "crisis_capture.take_time"
-        await add_under_reply(context, person, [ours], context.tx(key))
+        await context.offers.crisis_reply.add_under_reply(context, person, [ours], context.tx(key))
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
         if message is None or not text.strip():
             return False
-        return await context.services.worksheets.update_part(
+        return await context.services.worksheet_flow.update_part(
             person, message.message_id, text.strip()
         )
 
@@ -177,7 +179,7 @@ class WorksheetsFeature:
         await screens.open_by_id(context, person, payload.removeprefix(DEEP_LINK_PREFIX))
 
     async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
-        pending = await context.services.worksheets.take_pending(person)
+        pending = await context.services.worksheet_flow.take_pending(person)
         if pending is None:
             return False
         await screens.open_by_id(context, person, pending.removeprefix(DEEP_LINK_PREFIX))
@@ -186,7 +188,7 @@ class WorksheetsFeature:
     # --- buttons ----------------------------------------------------------------------
 
     async def on_button(self, update: Update, context: Context, data: WorksheetButton) -> None:
-        worksheet = context.services.worksheets.get(data.worksheet_id)
+        worksheet = context.services.worksheet_flow.get(data.worksheet_id)
         if data.worksheet_id and worksheet is None:
             return
         person = await current_person(update, context)
@@ -195,7 +197,7 @@ class WorksheetsFeature:
         if worksheet is not None:
             worksheet = context.local(worksheet)  # titles in the person's language
         pressed, tx = pressed_message(update), context.tx
-        flow = context.services.worksheets
+        flow = context.services.worksheet_flow
         action, n = data.action, data.number
         if action in ("later", "revx", "exp", "pdf", "pause", "cpause"):
             await self._bare(context, person, action, pressed)
@@ -215,7 +217,7 @@ class WorksheetsFeature:
         elif action in ("next", "back", "clr"):
             await self._step(context, person, worksheet, action, n, pressed)
         elif action == "cont":
-            await drop_from_reply(pressed, WorksheetButton.PREFIX)
+            await context.offers.crisis_reply.drop_from_reply(pressed, WorksheetButton.PREFIX)
             position = await flow.continue_at(person, worksheet)
             if position is None:
                 await screens.open_worksheet(context, person, worksheet)
@@ -237,7 +239,7 @@ class WorksheetsFeature:
             key = "worksheets.deleted_discreet" if person.profile.discreet else "worksheets.deleted"
             text = tx(key, title=worksheet.title)
             await replace_or_say(context, update, text, person=person)
-            await remove_soon(context, person, pressed)
+            await context.offers.tidying.remove_soon(context, person, pressed)
         elif action == "delno":
             await replace_or_say(context, update, tx("worksheets.kept"), person=person)
 
@@ -250,13 +252,13 @@ class WorksheetsFeature:
             if action == "later":
                 await tell(context, person, context.tx("worksheets.not_now"))
         elif action in ("exp", "pdf"):
-            await send_export(context, person, pdf=action == "pdf")
+            await context.offers.exports.send_export(context, person, pdf=action == "pdf")
         else:
             if action == "cpause":
-                await drop_from_reply(pressed, WorksheetButton.PREFIX)
+                await context.offers.crisis_reply.drop_from_reply(pressed, WorksheetButton.PREFIX)
                 pressed = None
             await screens.leave_step(context, person, pressed)
-            await context.services.worksheets.pause(person)
+            await context.services.worksheet_flow.pause(person)
             await tell(context, person, context.tx("worksheets.paused"))
 
     async def _step(
@@ -269,7 +271,7 @@ class WorksheetsFeature:
         pressed: Message | None,
     ) -> None:
         """Next, Back and Clear: only from the question the person is on."""
-        flow = context.services.worksheets
+        flow = context.services.worksheet_flow
         if (action == "back" and position == 0) or (
             action == "clr" and position >= ws.question_count
         ):

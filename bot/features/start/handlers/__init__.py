@@ -1,0 +1,1 @@
+"""/start and the update router (docs/architecture.md, "Handler groups")."""

@@ -1,0 +1,166 @@
+"""The update router: the entry points in the numbered groups that take each update to
+the feature that asked for it. Group chats get one line (-5); a button goes by its
+callback data's prefix (10); free text by the person's stored state, else to the idle
+routes, else the offer to keep it (20); an edit to the feature whose stored text it was."""
+
+from __future__ import annotations
+
+import contextlib
+
+from telegram import Message, Update
+from telegram.error import BadRequest
+from telegram.ext import (
+    ApplicationHandlerStop,
+    CallbackQueryHandler,
+    MessageHandler,
+    TypeHandler,
+    filters,
+)
+
+from bot.core.callbacks import KeepButton
+from bot.core.state import WorksheetState, decode_state
+from bot.features.conversation.views import menu_buttons
+from bot.features.crisis.capture import Held, hold
+from bot.features.discretion.service import OFFER_LIFETIME
+from bot.framework.chat import current_person, is_private, remember, say
+from bot.framework.context import Context
+from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Hub
+from bot.framework.router import Router
+from bot.people.service import Person
+
+
+async def not_started(update: Update, context: Context) -> None:
+    chat = update.effective_chat
+    if chat is not None:
+        await say(context, chat.id, context.tx("start.not_started"))
+
+
+class UpdateRouter:
+    def __init__(self) -> None:
+        self.hub = Hub()  # replaced by the app's hub in install()
+
+    @property
+    def router(self) -> Router:
+        return self.hub.router
+
+    def install(self, hub: Hub) -> None:
+        self.hub = hub
+        # Group chats get one line and nothing else.
+        hub.handle(GROUP_PRIVATE_ONLY, TypeHandler(Update, self.private_only))
+        hub.handle(GROUP_BUTTONS, CallbackQueryHandler(self.on_callback))
+        hub.handle(
+            GROUP_TEXT,
+            MessageHandler(
+                filters.UpdateType.MESSAGE & filters.TEXT & ~filters.COMMAND, self.on_text
+            ),
+        )
+        hub.handle(GROUP_TEXT, MessageHandler(filters.UpdateType.EDITED_MESSAGE, self.on_edit))
+
+    async def private_only(self, update: Update, context: Context) -> None:
+        """Group chats: one line in answer to a command, nothing stored, nothing else run."""
+        if is_private(update):
+            return
+        message = update.effective_message
+        chat = update.effective_chat
+        if update.callback_query is not None:
+            await update.callback_query.answer()
+        elif message is not None and chat is not None and (message.text or "").startswith("/"):
+            await say(context, chat.id, context.tx("groups.private_only"))
+        raise ApplicationHandlerStop
+
+    async def on_text(self, update: Update, context: Context) -> None:
+        message = update.message
+        chat = update.effective_chat
+        if message is None or chat is None or message.text is None:
+            return
+        person = await current_person(update, context)
+        if person is None:
+            if context.crisis is None:
+                await not_started(update, context)
+            return
+        await remember(context.services, person, message)
+        if not person.active:
+            # They came back by writing rather than /start: sends may resume.
+            await context.services.people.update_chat(person, chat.id)
+            await self.hub.schedule_changed(context, person)
+        text = message.text.strip()
+        replying = message.reply_to_message is not None and bool(text)
+        if not replying and text and isinstance(decode_state(person.state), WorksheetState):
+            # A check-in sent after the worksheet's question is the latest thing asked: the
+            # first free text answers it (the journal), and the question still waits.
+            replying = await context.services.journal.answers(person, None) is not None
+        if replying:
+            # An explicit reply (to a check-in) goes where it points, even mid-worksheet.
+            for idle in self.router.idle:
+                if await idle(update, context, person, text):
+                    return
+        crisis = context.crisis is not None
+        route = self.router.state_route(person.state, crisis=crisis) if person.state else None
+        if route is None and crisis and person.state:
+            return  # a typed setting is not asked again right after the crisis reply
+        if route is not None:
+            if not text:
+                await say(context, chat.id, context.tx("fallback.empty"), person=person)
+                return
+            await route(update, context, person, text)
+            return
+        if not replying:  # a reply has been offered to these already
+            for idle in self.router.idle:
+                if await idle(update, context, person, text):
+                    return
+        if context.crisis is None:
+            await self._offer_to_keep(context, person, message, text)
+
+    async def _offer_to_keep(
+        self, context: Context, person: Person, message: Message, text: str
+    ) -> None:
+        """Words that answer nothing are never dropped: held (sealed with the profile) for
+        [Keep in my journal] / [Don't keep], whether or not check-ins are on. In discreet
+        mode the offer and the words leave the chat together after a while, as discreet
+        messages do; the held text stays until the person chooses."""
+        tx = context.tx
+        hold(person.profile, Held(message.message_id, text, prompt_id=None, journal=True))
+        await context.services.people.save(person)
+        waiting = person.profile.active_worksheet in context.services.content.worksheets
+        key = "fallback.worksheet_waiting" if waiting else "fallback.text"
+        commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
+        known = {name for name, _ in self.hub.commands}
+        keep = [
+            (tx("crisis_capture.btn_keep_journal"), KeepButton(True, message.message_id).encode()),
+            (tx("crisis_capture.btn_drop"), KeepButton(False, message.message_id).encode()),
+        ]
+        rows = [
+            keep,
+            *menu_buttons(tx, [c for c in commands if c in known], worksheet_waiting=waiting),
+        ]
+        offer = await say(context, person.chat_id, tx(key), person=person, buttons=rows)
+        if person.profile.discreet:
+            for message_id in (message.message_id, offer.message_id):
+                await context.services.discretion.remove_later(
+                    person.person_id, message_id, OFFER_LIFETIME
+                )
+
+    async def on_callback(self, update: Update, context: Context) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        found = self.router.callback_route(query.data or "")
+        if found is None:
+            await query.answer(context.tx("fallback.stale_button"))
+            return
+        route, arg = found
+        with contextlib.suppress(BadRequest):  # "query is too old" after a backlog:
+            await query.answer()  # still do what was asked
+        await route(update, context, arg)
+
+    async def on_edit(self, update: Update, context: Context) -> None:
+        """An edit updates a stored answer; other edits are ignored on purpose."""
+        message = update.edited_message
+        if message is None or message.text is None or not is_private(update):
+            return
+        person = await current_person(update, context)
+        if person is None:
+            return
+        for route in self.router.edits:
+            if await route(update, context, person, message.text):
+                return
