@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.features.checkins.handlers import DailyFeature
 from bot.features.conversation.handlers import ConversationFeature
 from bot.features.crisis.handlers.crisis import CrisisFeature
-from bot.features.crisis.handlers.keep import CrisisKeepFeature
+from bot.features.crisis.handlers.held import HeldWordsFeature
 from bot.features.discretion.handlers import DiscretionFeature
 from bot.features.export.handlers import ExportFeature
 from bot.features.forget.handlers import ForgetFeature
@@ -31,7 +31,7 @@ def features() -> list[Feature]:
         StartFeature(),
         SetupFeature(),
         CrisisFeature(),
-        CrisisKeepFeature(),
+        HeldWordsFeature(),
         DiscretionFeature(),
         TidyFeature(),
         ForgetFeature(),

@@ -104,8 +104,8 @@ class Runtime:
         self.services: Services | None = None
         # The scheduler's repeating jobs by name (tests pause the daily tick through this).
         self.jobs: dict[str, Job[Any]] = {}
-        # What app.py installed, in order (docs/architecture.md's feature table is checked
-        # against it).
+        # The features bot/app.py lists, installed in order (docs/architecture.md's feature
+        # table is checked against it).
         self.features: Sequence[Feature] = ()
         self._flusher: asyncio.Task[None] | None = None
         self.webhook: WebhookServer | None = None

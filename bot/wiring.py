@@ -63,7 +63,7 @@ from bot.storage.record import RecordStore
 from bot.storage.urge import UrgeStore
 from bot.storage.worksheets import WorksheetStore
 from bot.transport.http import AiohttpRequest
-from bot.transport.intake import build_screened_bot
+from bot.transport.intake import build_main_bot
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
@@ -238,7 +238,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     screen = CrisisScreen(content.detector.detect)
     processor = CrisisFirstUpdateProcessor(screen)
     # The bot parses each fetched update on its own (bot/transport/intake.py).
-    intake_bot = build_screened_bot(
+    main_bot = build_main_bot(
         settings.token,
         base_url=settings.api_url,
         # Enough connections for the daily prompts' sends in flight and, beside them, the
@@ -253,7 +253,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     )
     builder = (
         ApplicationBuilder()
-        .bot(intake_bot)
+        .bot(main_bot)
         .context_types(ContextTypes(context=Context, bot_data=AppData))
         .concurrent_updates(processor)
     )
@@ -275,7 +275,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         feature.install(hub)
     wire_processor(processor, hub, app, services)
     # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
-    intake_bot.screen_with(processor.screen_raw, processor.screen)
+    main_bot.screen_with(processor.screen_raw, processor.screen)
     for group, handler in hub.handlers:
         app.add_handler(handler, group)
     for name, callback in hub.commands:

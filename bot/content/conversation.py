@@ -9,7 +9,7 @@ words); this module reads it, checks it, and answers two questions:
   Only a whole message counts: "I can't stop thinking" is not "stop".
 - `wordless(text)`: emoji, punctuation, nothing else ("😭😭", "...", "👍").
 
-What is "only a crisis word" (never kept) is bot/features/crisis/capture.py's one rule.
+What is "only a crisis word" (never kept) is bot/features/crisis/held.py's one rule.
 
 A content schema (bot/content/loader.py loads it): it imports no other logic.
 """

@@ -166,7 +166,7 @@ class CheckButton(CallbackData):
 
 
 @dataclass(frozen=True)
-class KeepButton(CallbackData):
+class HeldButton(CallbackData):
     """`keep:<yes|no>:<message id>`: keep or let go of a text that triggered the crisis
     path inside an answer or a journal reply (held until then; the id finds it)."""
 

@@ -64,7 +64,8 @@ class RepeatingJob:
 
 class Feature(Protocol):
     def install(self, hub: Hub) -> None:
-        """Add this feature's commands, routes, jobs and hooks; called once, by app.py."""
+        """Add everything this feature has (see the module docstring); called once, by
+        bot/wiring.py."""
 
 
 @dataclass
@@ -119,7 +120,7 @@ class Hub:
         self.commands.append((name, callback))
 
     def every(self, name: str, seconds: float, callback: JobCallback) -> None:
-        """A repeating job; app.py schedules it (with a misfire grace, coalesced)."""
+        """A repeating job; bot/wiring.py schedules it (with a misfire grace, coalesced)."""
         if any(job.name == name for job in self.jobs):
             raise ValueError(f"job {name!r} registered twice")
         self.jobs.append(RepeatingJob(name, seconds, callback))

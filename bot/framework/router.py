@@ -1,6 +1,7 @@
 """Dispatch by prefix: button presses by their callback data, free text by stored state.
 
-Features register their routes when they install; app.py wires the entry points. Callback
+Features register their routes when they install; the update router
+(bot/features/start/handlers/routing.py) is the entry point in the numbered groups. Callback
 data is untrusted input (a client can send any bytes): an unknown prefix gets a kind "that
 button has expired", data that does not decode (bot/core/callbacks.py) does nothing.
 """
@@ -33,7 +34,7 @@ class Router:
         self.states: dict[str, TextRoute] = {}
         # States whose text is the person's own writing (an answer): kept even when it also
         # triggered the crisis reply. Other states (a typed setting) skip crisis messages.
-        self.capturing: set[str] = set()
+        self.own_words: set[str] = set()
         # Tried in order for a person with no pending question; the first returning True wins.
         self.idle: list[IdleRoute] = []
         # /start payloads by prefix (deep links such as ws_<id>).
@@ -68,12 +69,12 @@ class Router:
 
         self.callbacks[prefix] = run
 
-    def on_state(self, prefix: str, route: TextRoute, *, capture: bool = False) -> None:
+    def on_state(self, prefix: str, route: TextRoute, *, own_words: bool = False) -> None:
         if prefix in self.states:
             raise ValueError(f"state prefix {prefix!r} registered twice")
         self.states[prefix] = route
-        if capture:
-            self.capturing.add(prefix)
+        if own_words:
+            self.own_words.add(prefix)
 
     def on_idle_text(self, route: IdleRoute) -> None:
         self.idle.append(route)
@@ -87,6 +88,6 @@ class Router:
 
     def state_route(self, state: str, *, crisis: bool = False) -> TextRoute | None:
         prefix = state.partition(":")[0]
-        if crisis and prefix not in self.capturing:
+        if crisis and prefix not in self.own_words:
             return None
         return self.states.get(prefix)

@@ -63,7 +63,7 @@ class Profile:
     urge_offered_on: str | None = None  # the local date it was last offered
     nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
     # Texts that triggered the crisis path inside an answer or a journal reply, held until
-    # the person says keep or don't keep (bot/features/crisis/capture.py owns the shape).
+    # the person says keep or don't keep (bot/features/crisis/held.py owns the shape).
     held: list[dict[str, Any]] = field(default_factory=list)
     # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
     # under the word key; never the word. `word_key` is set only after erase-on-panic, when

@@ -30,7 +30,7 @@ from telegram.request import BaseRequest
 
 log = logging.getLogger(__name__)
 
-# Only what the handlers in app.py handle: anything else is one more thing to parse (and to
+# Only what the features' handlers handle: anything else is one more thing to parse (and to
 # fail parsing) for nothing. Keep in step with the handlers when adding one.
 ALLOWED_UPDATES: tuple[str, ...] = (
     Update.MESSAGE,
@@ -57,15 +57,16 @@ def update_id_of(raw: object) -> int | None:
     return None
 
 
-class ScreenedBot(ExtBot[Any]):
-    """The Application's bot, for every send and every poll, with getUpdates screened
-    update by update (a poison update is skipped, not fatal)."""
+class MainBot(ExtBot[Any]):
+    """The Application's bot: every send but the crisis replies (those go on the urgent
+    bot, `Services.urgent_bot`) and every poll, with getUpdates screened update by update
+    (a poison update is skipped, not fatal; a crisis word starts its reply at once)."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._skip_below = 0  # the next poll's offset is at least this
         self._skipped = 0
-        # Set by app.py (the update processor): whether a raw update may be urgent, and
+        # Set by bot/wiring.py (the update processor): whether a raw update may be urgent, and
         # what starts its early path once parsed.
         self._may_be_urgent: Callable[[object], bool] = lambda raw: False
         self._start_early: Callable[[Update], None] = lambda update: None
@@ -163,15 +164,15 @@ class ScreenedBot(ExtBot[Any]):
         return kept
 
 
-def build_screened_bot(
+def build_main_bot(
     token: str,
     *,
     base_url: str | None,
     request: BaseRequest,
     get_updates_request: BaseRequest,
     rate_limiter: Any,
-) -> ScreenedBot:
-    return ScreenedBot(
+) -> MainBot:
+    return MainBot(
         token,
         base_url=base_url or "https://api.telegram.org/bot",
         base_file_url=file_url(base_url),

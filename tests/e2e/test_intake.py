@@ -13,7 +13,7 @@ from typing import Any
 
 from bot.emulator import BotApiEmulator
 from bot.logs import log_handler
-from bot.transport.intake import ALLOWED_UPDATES, ScreenedBot
+from bot.transport.intake import ALLOWED_UPDATES, MainBot
 from tests.conftest import USER, BotUnderTest
 from tests.reporting import report
 
@@ -50,10 +50,10 @@ def poison(emu: BotApiEmulator, user: int, text: str) -> dict[str, Any]:
     return emu.deliver_raw("message", payload)
 
 
-def intake_bot(bot: BotUnderTest) -> ScreenedBot:
+def main_bot(bot: BotUnderTest) -> MainBot:
     assert bot.runtime is not None and bot.runtime.app is not None
     app_bot = bot.runtime.app.bot
-    assert isinstance(app_bot, ScreenedBot)
+    assert isinstance(app_bot, MainBot)
     return app_bot
 
 
@@ -73,7 +73,7 @@ async def test_poison_update_is_skipped_and_the_crisis_behind_it_answered(
         await bot.next(OTHER)
         await bot.settle()
     text = log.getvalue()
-    assert intake_bot(bot).skipped_updates == 2
+    assert main_bot(bot).skipped_updates == 2
     assert emulator.pending_updates() == 0
     for update in (bad, tail):
         assert f"id {update['update_id']}, type message (TypeError)" in text
@@ -98,4 +98,4 @@ async def test_only_the_handled_update_types_are_subscribed(
     # A kind the bot did not ask for is never delivered (Telegram drops it too).
     emulator.deliver_raw("poll", {"id": "1"})
     assert emulator.pending_updates() == 0
-    assert intake_bot(bot).skipped_updates == 0
+    assert main_bot(bot).skipped_updates == 0

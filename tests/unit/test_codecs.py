@@ -10,8 +10,8 @@ from bot.core.callbacks import (
     CountryButton,
     CrisisButton,
     DailyButton,
+    HeldButton,
     JournalButton,
-    KeepButton,
     MoodButton,
     NoContactButton,
     SettingsButton,
@@ -83,8 +83,8 @@ def test_stored_states_decode_once(stored: str, expected: object) -> None:
         UrgeButton(UrgeAction.DELETE_DRAFT, URGE_ID),
         NoContactButton("resetok"),
         MoodButton("2026-12-01", 5),
-        KeepButton(True, 123456789012),
-        KeepButton(False, 1),
+        HeldButton(True, 123456789012),
+        HeldButton(False, 1),
     ],
 )
 def test_buttons_round_trip_within_telegrams_limit(button: object) -> None:
@@ -127,10 +127,10 @@ def test_the_encodings_old_buttons_carry_still_decode() -> None:
         (NoContactButton, "delete"),
         (MoodButton, "2026-12-01:6"),
         (MoodButton, "2026-13-01:3"),
-        (KeepButton, "yes"),
-        (KeepButton, "maybe:12"),
-        (KeepButton, "yes:-1"),
-        (KeepButton, "no:1²"),
+        (HeldButton, "yes"),
+        (HeldButton, "maybe:12"),
+        (HeldButton, "yes:-1"),
+        (HeldButton, "no:1²"),
     ],
 )
 def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
@@ -147,7 +147,7 @@ def test_no_input_makes_a_decoder_raise(rest: str) -> None:
         SettingsButton,
         UrgeButton,
         MoodButton,
-        KeepButton,
+        HeldButton,
     ):
         kind.decode(rest)
     decode_state(rest)

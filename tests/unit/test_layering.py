@@ -366,8 +366,8 @@ def test_a_broken_rule_is_caught(module: str, source: str, expected: str) -> Non
 
 def test_a_features_handlers_imported_by_another_feature_are_caught() -> None:
     sources = _parsed(
-        ("bot.features.urge.handlers", "from bot.features.crisis.handlers.keep import x"),
-        ("bot.features.urge.handlers", "from bot.features.crisis.capture import y"),
+        ("bot.features.urge.handlers", "from bot.features.crisis.handlers.held import x"),
+        ("bot.features.urge.handlers", "from bot.features.crisis.held import y"),
         ("bot.features.crisis.handlers.send", "from bot.features.crisis.handlers import keep"),
     )
     assert cross_feature_handlers(sources) == {("urge", "crisis")}

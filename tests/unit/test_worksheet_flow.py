@@ -14,7 +14,7 @@ from bot.content.worksheet_model import Worksheet
 from bot.core.clock import ManualClock
 from bot.core.state import WorksheetState, worksheet_state
 from bot.crypto import MasterKey, PersonCipher, random_key
-from bot.features.crisis.capture import SAFETY_PLAN, Capture, held_texts, take
+from bot.features.crisis.held import SAFETY_PLAN, HeldDecision, held_texts, take
 from bot.features.worksheets.flow import (
     AddedToPrevious,
     Gone,
@@ -201,7 +201,7 @@ async def test_a_deep_link_opens_once(world: World) -> None:
     assert await world.flow.take_pending(world.person) is None
 
 
-# --- crisis text inside an answer (bot/features/crisis/capture.py decides the Capture) ------
+# --- crisis text inside an answer (bot/features/crisis/held.py decides the HeldDecision) ------
 
 
 async def test_continue_returns_to_the_question_the_person_was_on(world: World) -> None:
@@ -217,7 +217,7 @@ async def test_continue_returns_to_the_question_the_person_was_on(world: World) 
 async def test_only_a_crisis_word_is_not_stored(world: World) -> None:
     await world.flow.begin(world.person, world.ws)
     await show(world, 0, message_id=10)
-    outcome = await world.flow.receive(world.person, 11, "help", Capture.DISCARD)
+    outcome = await world.flow.receive(world.person, 11, "help", HeldDecision.DISCARD)
     assert outcome == NotKept(world.ws, 0)
     assert (await world.flow.answer(world.person, world.ws, 0)).parts == ()
     assert held_texts((await world.reload()).profile) == []
@@ -230,7 +230,7 @@ async def test_longer_crisis_text_is_held_sealed_until_kept(world: World) -> Non
     await world.flow.begin(world.person, world.ws)
     await show(world, 0, message_id=10)
     await world.flow.receive(world.person, 11, "before")
-    outcome = await world.flow.receive(world.person, 12, "he hit me again", Capture.ASK)
+    outcome = await world.flow.receive(world.person, 12, "he hit me again", HeldDecision.ASK)
     assert outcome == HeldBack(world.ws, 0, (12,))  # sealed: it may leave the chat
     assert (await world.flow.answer(world.person, world.ws, 0)).parts == ("before",)
     await world.flow.receive(world.person, 13, "after")
@@ -249,7 +249,9 @@ async def test_held_text_typed_before_the_next_question_belongs_to_the_previous(
     await show(world, 0, message_id=10)
     await world.flow.go_to(world.person, world.ws, 1)
     await show(world, 1, message_id=20, previous=0)
-    outcome = await world.flow.receive(world.person, 19, "and he said he'd kill me", Capture.ASK)
+    outcome = await world.flow.receive(
+        world.person, 19, "and he said he'd kill me", HeldDecision.ASK
+    )
     assert isinstance(outcome, HeldBack) and outcome.position == 0
     held = take((await world.reload()).profile, 19)
     assert held is not None and held.question_id == world.ws.questions[0].id
@@ -258,7 +260,7 @@ async def test_held_text_typed_before_the_next_question_belongs_to_the_previous(
 async def test_a_quiet_safety_plan_answer_is_saved_at_once(world: World) -> None:
     await world.flow.begin(world.person, world.ws)
     await show(world, 0, message_id=10)
-    outcome = await world.flow.receive(world.person, 11, "I'd call Anna", Capture.KEEP_QUIETLY)
+    outcome = await world.flow.receive(world.person, 11, "I'd call Anna", HeldDecision.KEEP_QUIETLY)
     assert isinstance(outcome, Saved) and outcome.count == 1
 
 
@@ -268,13 +270,16 @@ def test_the_quiet_line_only_in_the_safety_plan_and_only_when_the_check_was_held
     match = detector.detect(text)
     person = Person("p", 1, Profile(), "", True, PersonCipher("p", random_key()))
 
-    def capture(worksheet: str, *, held_back: bool) -> Capture:
+    def capture(worksheet: str, *, held_back: bool) -> HeldDecision:
         person.state = WorksheetState(worksheet, 5, position=0).encode()
-        return WorksheetFlow.capture(person, match, text, detector.covers, held_back=held_back)
+        return WorksheetFlow.held_decision(
+            person, match, text, detector.covers, held_back=held_back
+        )
 
-    assert capture(SAFETY_PLAN, held_back=True) is Capture.KEEP_QUIETLY
-    assert capture(SAFETY_PLAN, held_back=False) is Capture.ASK
-    assert capture("grounding", held_back=True) is Capture.ASK
+    assert capture(SAFETY_PLAN, held_back=True) is HeldDecision.KEEP_QUIETLY
+    assert capture(SAFETY_PLAN, held_back=False) is HeldDecision.ASK
+    assert capture("grounding", held_back=True) is HeldDecision.ASK
     assert (
-        WorksheetFlow.capture(person, None, text, detector.covers, held_back=True) is Capture.KEEP
+        WorksheetFlow.held_decision(person, None, text, detector.covers, held_back=True)
+        is HeldDecision.KEEP
     )

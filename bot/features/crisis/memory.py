@@ -3,7 +3,7 @@
 `CrisisCache` holds each known person's country and Silent setting in memory (filled
 whenever a person is loaded or saved), so the reply to "help" never waits on the database;
 and which worksheet they are answering, so the tier-2 check can stay quiet inside the
-safety plan (bot/features/crisis/capture.py) without a lookup. `CrisisCounter` keeps the
+safety plan (bot/features/crisis/held.py) without a lookup. `CrisisCounter` keeps the
 operator's statistics: a day and a kind, never a person.
 """
 

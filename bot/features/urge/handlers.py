@@ -69,7 +69,7 @@ class UrgeFeature:
         hub.command("urge", self.urge_command)
         hub.command("reasons", self.reasons_command)
         hub.router.on_callback(UrgeButton, self.on_button)
-        hub.router.on_state(URGE_PREFIX, self.on_text, capture=True)
+        hub.router.on_state(URGE_PREFIX, self.on_text, own_words=True)
         hub.router.on_idle_text(self.on_idle_text)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
         hub.settings_rows.append(self.settings_rows)

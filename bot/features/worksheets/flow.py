@@ -18,7 +18,7 @@ How answering works, as a person sees it:
   deletes its messages from the chat.
 - Editing a message that is part of an answer updates the stored part silently: Telegram
   already marks the message as edited, and a reply would only add noise to the chat.
-- A crisis match inside an answer (either tier; bot/features/crisis/capture.py decides):
+- A crisis match inside an answer (either tier; bot/features/crisis/held.py decides):
   a message that is only a crisis word ("help") is not stored at all; longer text is held
   sealed (in the person's sealed profile) and kept as part of the answer only when they
   press [Keep as my answer]; a tier-2 answer in the safety plan is saved with a quiet line.
@@ -41,7 +41,7 @@ from enum import Enum
 
 from bot.content.worksheet_model import Worksheet
 from bot.core.state import WorksheetState, worksheet_state
-from bot.features.crisis.capture import SAFETY_PLAN, Capture, Held, decide, hold
+from bot.features.crisis.held import SAFETY_PLAN, Held, HeldDecision, decide, hold
 from bot.features.worksheets.service import Answer, WorksheetService
 from bot.matching.crisis import CrisisMatch
 from bot.people.ledger import MessageLedger
@@ -244,26 +244,26 @@ class WorksheetFlow:
     # --- typed answers --------------------------------------------------------------
 
     @staticmethod
-    def capture(
+    def held_decision(
         person: Person,
         match: CrisisMatch | None,
         text: str,
         covers: Callable[[str], bool],
         *,
         held_back: bool,
-    ) -> Capture:
-        """What crisis_capture decides for an answer that triggered `match`; the safety
+    ) -> HeldDecision:
+        """What bot/features/crisis/held.py decides for an answer that triggered `match`; the safety
         plan's quiet line only when the check really was `held_back` for it."""
         step = worksheet_state(person.state)
         in_plan = step is not None and step.worksheet_id == SAFETY_PLAN and held_back
         return decide(match, text, covers, safety_plan=in_plan)
 
     async def receive(
-        self, person: Person, message_id: int, text: str, capture: Capture = Capture.KEEP
+        self, person: Person, message_id: int, text: str, decision: HeldDecision = HeldDecision.KEEP
     ) -> Received:
         """A message typed while a worksheet question waits. Stored (or held) before
-        anything is sent back: once the person sees a reply, it is on disk. `capture` is
-        what bot/features/crisis/capture.py decided for a message with a crisis match."""
+        anything is sent back: once the person sees a reply, it is on disk. `decision` is
+        what bot/features/crisis/held.py decided for a message with a crisis match."""
         step = worksheet_state(person.state)
         worksheet = self._data.get(step.worksheet_id) if step is not None else None
         if step is None or worksheet is None:
@@ -282,9 +282,9 @@ class WorksheetFlow:
             and message_id < step.question_message
             and 0 <= step.previous < worksheet.question_count
         )
-        if capture in (Capture.ASK, Capture.DISCARD):
+        if decision in (HeldDecision.ASK, HeldDecision.DISCARD):
             position = step.previous if before else row.position
-            if capture is Capture.DISCARD:
+            if decision is HeldDecision.DISCARD:
                 return NotKept(worksheet, position)
             question = worksheet.questions[position]
             hold(person.profile, Held(message_id, text, worksheet.id, question.id))

@@ -16,7 +16,7 @@ right now?" check of bot/features/crisis/handlers/safety_check.py, on the same p
 a tier-2
 text typed while a safety-plan question waits (known from memory, or storage within the
 same budget) is an answer that speaks of safety; the check stays back and the worksheet
-saves it with a quiet line (bot/features/crisis/capture.py). `context.crisis_quiet` says
+saves it with a quiet line (bot/features/crisis/held.py). `context.crisis_quiet` says
 so; whoever then does not give the quiet line sends the check after all
 (`safety_check.ensure_reply`).
 """
@@ -34,8 +34,7 @@ from bot.content.texts import guide_text
 from bot.core.buttons import Button
 from bot.core.callbacks import CrisisButton
 from bot.core.recent import Recent
-from bot.features.crisis.capture import SAFETY_PLAN
-from bot.features.crisis.handlers import keep, safety_check
+from bot.features.crisis.handlers import held, safety_check
 from bot.features.crisis.handlers.country import (
     ask_country,
     country_chosen,
@@ -51,6 +50,7 @@ from bot.features.crisis.handlers.send import (
     send_grounding,
     send_urgent,
 )
+from bot.features.crisis.held import SAFETY_PLAN
 from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
@@ -266,15 +266,15 @@ class CrisisFeature:
     async def add_under_reply(
         self, context: Context, person: Person, rows: Sequence[list[Button]], fallback: str
     ) -> None:
-        await keep.add_under_reply(context, person, rows, fallback)
+        await held.add_under_reply(context, person, rows, fallback)
 
     async def drop_from_reply(self, message: Message | None, prefix: str) -> None:
-        await keep.drop_from_reply(message, prefix)
+        await held.drop_from_reply(message, prefix)
 
     def keep_row(self, context: Context, message_id: int, *, journal: bool) -> list[Button]:
-        return keep.keep_row(context, message_id, journal=journal)
+        return held.keep_row(context, message_id, journal=journal)
 
     async def journal_reply(
         self, update: Update, context: Context, person: Person, prompt_id: str | None, text: str
     ) -> bool:
-        return await keep.journal_reply(update, context, person, prompt_id, text)
+        return await held.journal_reply(update, context, person, prompt_id, text)

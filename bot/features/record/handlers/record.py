@@ -50,7 +50,7 @@ class RecordFeature:
     def install(self, hub: Hub) -> None:
         hub.command("record", self.command)
         hub.router.on_callback(RecordButton, self.on_button)
-        hub.router.on_state(RECORD_PREFIX, self.steps.on_text, capture=True)
+        hub.router.on_state(RECORD_PREFIX, self.steps.on_text, own_words=True)
         hub.router.on_edit(self.on_edit)
         hub.settings_rows.append(self.settings_rows)
         # Files sent while an entry is being written; others fall through to the fallback.

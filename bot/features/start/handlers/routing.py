@@ -17,10 +17,10 @@ from telegram.ext import (
     filters,
 )
 
-from bot.core.callbacks import KeepButton
+from bot.core.callbacks import HeldButton
 from bot.core.state import WorksheetState, decode_state
 from bot.features.conversation.views import menu_buttons
-from bot.features.crisis.capture import Held, hold
+from bot.features.crisis.held import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
@@ -126,8 +126,8 @@ class UpdateRouter:
         commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
         known = {name for name, _ in self.hub.commands}
         keep = [
-            (tx("crisis_capture.btn_keep_journal"), KeepButton(True, message.message_id).encode()),
-            (tx("crisis_capture.btn_drop"), KeepButton(False, message.message_id).encode()),
+            (tx("crisis_capture.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
+            (tx("crisis_capture.btn_drop"), HeldButton(False, message.message_id).encode()),
         ]
         rows = [
             keep,

@@ -15,7 +15,7 @@ from telegram.error import BadRequest
 from bot.content.worksheet_model import Worksheet
 from bot.core.callbacks import CrisisButton, WorksheetButton
 from bot.core.state import WORKSHEET_PREFIX
-from bot.features.crisis.capture import Capture
+from bot.features.crisis.held import HeldDecision
 from bot.features.worksheets import views
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
@@ -42,7 +42,7 @@ class WorksheetsFeature:
         hub.command("worksheets", self.list_command)
         hub.command("resume", self.resume_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
-        hub.router.on_state(WORKSHEET_PREFIX, self.on_answer, capture=True)
+        hub.router.on_state(WORKSHEET_PREFIX, self.on_answer, own_words=True)
         hub.router.on_start_payload(DEEP_LINK_PREFIX, self.on_deep_link)
         hub.router.on_edit(self.on_edit)
         hub.after_onboarding.append(self.after_onboarding)
@@ -82,15 +82,15 @@ class WorksheetsFeature:
         if message is None:
             return
         flow, tx = context.services.worksheet_flow, context.tx
-        capture = flow.capture(
+        decision = flow.held_decision(
             person, context.crisis, text, context.services.content.detector.covers,
             held_back=context.crisis_quiet,
         )  # fmt: skip
-        if capture is not Capture.KEEP_QUIETLY:
+        if decision is not HeldDecision.KEEP_QUIETLY:
             await context.offers.crisis_reply.ensure_reply(
                 update, context
             )  # a held-back check goes out after all
-        outcome = await flow.receive(person, message.message_id, text, capture)
+        outcome = await flow.receive(person, message.message_id, text, decision)
         if not isinstance(outcome, Saved):
             await context.offers.crisis_reply.ensure_reply(
                 update, context
@@ -122,7 +122,7 @@ class WorksheetsFeature:
             context.note_saved(update.update_id)
             await delete_and_forget(context, person, outcome.delete)
             step = outcome.step
-            quiet = capture is Capture.KEEP_QUIETLY
+            quiet = decision is HeldDecision.KEEP_QUIETLY
             if context.crisis is not None and not quiet:
                 await self._offer_continue(
                     context, person, outcome.worksheet, outcome.position, saved=True

@@ -1,5 +1,10 @@
-"""What happens to the person's own words when a worksheet answer or a journal reply also
-triggered the crisis path (either tier). One rule for both features:
+"""Held words: the person's own words, sealed until they choose to keep them or not:
+words that also triggered the crisis path (either tier) in a worksheet answer or a
+journal reply, and text that answered nothing (the offer to keep). "Held" is the one
+name for the idea (`HeldDecision`, `Held`, `Profile.held`, `HeldButton`, the
+`HeldWordsFeature`); the text keys keep their older prefix, `crisis_capture.`.
+
+When a worksheet answer or a journal reply triggered the crisis path, one rule for both:
 
 - **Discard**: the message is only a call for help ("help", "HEEELP!!!", "ayuda", "sos",
   "au secours", "danger", "please help me"): the detector's terms cover every word of it,
@@ -40,7 +45,7 @@ PLEAS = frozenset({"help", "help_weak"})
 HELD_LIMIT = 10
 
 
-class Capture(Enum):
+class HeldDecision(Enum):
     KEEP = "keep"
     KEEP_QUIETLY = "keep_quietly"
     ASK = "ask"
@@ -53,16 +58,16 @@ def decide(
     covers: Callable[[str], bool],
     *,
     safety_plan: bool = False,
-) -> Capture:
+) -> HeldDecision:
     """What to do with `text` that triggered `match` (None: nothing did). `covers` is the
     detector's `covers` (whether crisis terms make up the whole message)."""
     if match is None:
-        return Capture.KEEP
+        return HeldDecision.KEEP
     if crisis_only(match, text, covers):
-        return Capture.DISCARD
+        return HeldDecision.DISCARD
     if safety_plan and not match.certain:
-        return Capture.KEEP_QUIETLY
-    return Capture.ASK
+        return HeldDecision.KEEP_QUIETLY
+    return HeldDecision.ASK
 
 
 def crisis_only(match: CrisisMatch, text: str, covers: Callable[[str], bool]) -> bool:

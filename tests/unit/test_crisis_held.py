@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bot.features.crisis.capture import (
+from bot.features.crisis.held import (
     HELD_LIMIT,
-    Capture,
     Held,
+    HeldDecision,
     decide,
     held_texts,
     hold,
@@ -24,7 +24,7 @@ def detector() -> CrisisDetector:
     return shared_content().detector
 
 
-def capture(detector: CrisisDetector, text: str, *, safety_plan: bool = False) -> Capture:
+def capture(detector: CrisisDetector, text: str, *, safety_plan: bool = False) -> HeldDecision:
     return decide(detector.detect(text), text, detector.covers, safety_plan=safety_plan)
 
 
@@ -52,8 +52,8 @@ def capture(detector: CrisisDetector, text: str, *, safety_plan: bool = False) -
     ],
 )
 def test_only_a_crisis_word_is_discarded(detector: CrisisDetector, text: str) -> None:
-    assert capture(detector, text) is Capture.DISCARD
-    assert capture(detector, text, safety_plan=True) is Capture.DISCARD
+    assert capture(detector, text) is HeldDecision.DISCARD
+    assert capture(detector, text, safety_plan=True) is HeldDecision.DISCARD
 
 
 @pytest.mark.parametrize(
@@ -70,12 +70,14 @@ def test_only_a_crisis_word_is_discarded(detector: CrisisDetector, text: str) ->
     ],
 )
 def test_longer_text_asks(detector: CrisisDetector, text: str) -> None:
-    assert capture(detector, text) is Capture.ASK
+    assert capture(detector, text) is HeldDecision.ASK
 
 
 def test_no_match_keeps(detector: CrisisDetector) -> None:
-    assert capture(detector, "I went for a walk and felt calmer") is Capture.KEEP
-    assert decide(None, "help", detector.covers) is Capture.KEEP  # no match given: nothing to do
+    assert capture(detector, "I went for a walk and felt calmer") is HeldDecision.KEEP
+    assert (
+        decide(None, "help", detector.covers) is HeldDecision.KEEP
+    )  # no match given: nothing to do
 
 
 def test_safety_plan_answers(detector: CrisisDetector) -> None:
@@ -85,12 +87,12 @@ def test_safety_plan_answers(detector: CrisisDetector) -> None:
         "I'd go to my friend's house if I felt unsafe",
         "my safety plan: call Anna, go to mum's, keep my bag by the door",
     ):
-        assert capture(detector, text, safety_plan=True) is Capture.KEEP
+        assert capture(detector, text, safety_plan=True) is HeldDecision.KEEP
     # Tier 2 inside the safety plan: the quiet line, not the check.
-    assert capture(detector, "I'm scared of him", safety_plan=True) is Capture.KEEP_QUIETLY
-    assert capture(detector, "I'm scared of him") is Capture.ASK
+    assert capture(detector, "I'm scared of him", safety_plan=True) is HeldDecision.KEEP_QUIETLY
+    assert capture(detector, "I'm scared of him") is HeldDecision.ASK
     # Tier 1 stays the emergency reply, and the choice.
-    assert capture(detector, "he said he'd kill me", safety_plan=True) is Capture.ASK
+    assert capture(detector, "he said he'd kill me", safety_plan=True) is HeldDecision.ASK
 
 
 def test_covers_follows_normalisation(detector: CrisisDetector) -> None:

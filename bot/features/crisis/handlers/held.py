@@ -1,7 +1,7 @@
-"""[Keep as my answer] [Don't keep]: the person's choice about text that triggered the
-crisis path inside a worksheet answer or a journal reply.
+"""[Keep as my answer] [Don't keep]: the person's choice about held words (text that
+triggered the crisis path inside a worksheet answer or a journal reply).
 
-The rule (what is dropped, held or kept quietly) is bot/features/crisis/capture.py; the
+The rule (what is dropped, held or kept quietly) is bot/features/crisis/held.py; the
 worksheet flow holds answers (bot/features/worksheets/flow.py), `journal_reply` below holds
 journal replies. This module puts the choice under the crisis reply or the check (or on its
 own line when that message cannot be edited), files a kept text where it was written for,
@@ -17,9 +17,9 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
 
-from bot.core.callbacks import KeepButton
-from bot.features.crisis.capture import Capture, Held, decide, hold, replace_text, take
+from bot.core.callbacks import HeldButton
 from bot.features.crisis.handlers.safety_check import ensure_reply
+from bot.features.crisis.held import Held, HeldDecision, decide, hold, replace_text, take
 from bot.framework.chat import (
     Button,
     current_person,
@@ -39,8 +39,8 @@ def keep_row(context: Context, message_id: int, *, journal: bool) -> list[Button
     tx = context.tx
     key = "crisis_capture.btn_keep_journal" if journal else "crisis_capture.btn_keep_answer"
     return [
-        (tx(key), KeepButton(True, message_id).encode()),
-        (tx("crisis_capture.btn_drop"), KeepButton(False, message_id).encode()),
+        (tx(key), HeldButton(True, message_id).encode()),
+        (tx("crisis_capture.btn_drop"), HeldButton(False, message_id).encode()),
     ]
 
 
@@ -73,12 +73,12 @@ async def journal_reply(
     if context.crisis is None or message is None:
         return False
     detector = context.services.content.detector
-    capture = decide(context.crisis, text, detector.covers)
+    decision = decide(context.crisis, text, detector.covers)
     await ensure_reply(update, context)  # the journal has no quiet line
-    if capture is Capture.DISCARD:
+    if decision is HeldDecision.DISCARD:
         log.info("journal reply not kept: only a crisis word")
         return True
-    if capture is not Capture.ASK:
+    if decision is not HeldDecision.ASK:
         return False
     hold(person.profile, Held(message.message_id, text, prompt_id=prompt_id, journal=True))
     await context.services.people.save(person)
@@ -105,17 +105,17 @@ async def drop_from_reply(message: Message | None, prefix: str) -> None:
         await message.edit_reply_markup(reply_markup=InlineKeyboardMarkup(rows) if rows else None)
 
 
-class CrisisKeepFeature:
+class HeldWordsFeature:
     def install(self, hub: Hub) -> None:
-        hub.router.on_callback(KeepButton, self.on_button)
+        hub.router.on_callback(HeldButton, self.on_button)
         hub.router.on_edit(self.on_edit)
 
-    async def on_button(self, update: Update, context: Context, data: KeepButton) -> None:
+    async def on_button(self, update: Update, context: Context, data: HeldButton) -> None:
         person = await current_person(update, context)
         if person is None:
             return
         tx = context.tx
-        await drop_from_reply(pressed_message(update), KeepButton.PREFIX)
+        await drop_from_reply(pressed_message(update), HeldButton.PREFIX)
         held = take(person.profile, data.message_id)
         if held is None:
             await tell(context, person, tx("crisis_capture.gone"))
