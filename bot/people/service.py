@@ -14,6 +14,7 @@ from typing import Any, Protocol
 from bot.core.clock import Clock
 from bot.core.errors import SteadyError
 from bot.crypto import CryptoError, PersonCipher, pseudonym
+from bot.people.held import Held
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
@@ -62,9 +63,9 @@ class Profile:
     urge_offers: bool = True
     urge_offered_on: str | None = None  # the local date it was last offered
     nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
-    # Texts that triggered the crisis path inside an answer or a journal reply, held until
-    # the person says keep or don't keep (bot/features/crisis/held.py owns the shape).
-    held: list[dict[str, Any]] = field(default_factory=list)
+    # Texts held until the person says keep or don't keep (bot/features/crisis/held.py
+    # owns the rule; a malformed stored one is dropped when read).
+    held: list[Held] = field(default_factory=list)
     # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
     # under the word key; never the word. `word_key` is set only after erase-on-panic, when
     # the data key that derived it is gone.
@@ -84,7 +85,9 @@ class Profile:
     record_offered_on: str | None = None
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), separators=(",", ":"), sort_keys=True)
+        raw = asdict(self)
+        raw["held"] = [h.to_raw() for h in self.held]
+        return json.dumps(raw, separators=(",", ":"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Profile:
@@ -93,6 +96,9 @@ class Profile:
         values = {k: v for k, v in raw.items() if k in known}
         if "daily_days" in values:
             values["daily_days"] = tuple(int(d) for d in values["daily_days"])
+        if "held" in values:
+            stored = values["held"] if isinstance(values["held"], list) else []
+            values["held"] = [h for item in stored if (h := Held.from_raw(item)) is not None]
         return cls(**values)
 
 

@@ -159,7 +159,7 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
     # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
-    assert any(CANARY in str(held.get("t")) for held in person.profile.held)
+    assert any(CANARY in held.text for held in person.profile.held)
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
     exports = [
         m.document

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from bot.features.crisis.held import (
@@ -128,6 +130,7 @@ def test_held_texts_are_bounded_and_bad_entries_ignored() -> None:
     hold(profile, Held(5, "again", worksheet_id="w", question_id="q"))  # same message: replaced
     ids = [h.message_id for h in held_texts(profile)]
     assert len(ids) == HELD_LIMIT and ids[-1] == 5 and ids.count(5) == 1
-    profile.held.append({"m": "x", "t": 1})
-    profile.held.append({"m": 1, "t": "no place"})
+    stored = json.loads(profile.to_json())
+    stored["held"] += [{"m": "x", "t": 1}, {"m": 1, "t": "no place"}]  # malformed: dropped
+    profile = Profile.from_json(json.dumps(stored))
     assert len(held_texts(profile)) == HELD_LIMIT

@@ -29,11 +29,11 @@ The emergency reply and the check never wait for any of this: they went out befo
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from enum import Enum
-from typing import Any
 
 from bot.matching.crisis import CrisisMatch, normalize
+from bot.people.held import Held
 from bot.people.service import Profile
 
 # The worksheet whose answers speak of safety by design (content/worksheets/safety_plan.yaml).
@@ -82,52 +82,15 @@ def crisis_only(match: CrisisMatch, text: str, covers: Callable[[str], bool]) ->
 # --- held texts ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Held:
-    """A text waiting for [Keep] or [Don't keep], and where it goes if kept."""
-
-    message_id: int
-    text: str
-    worksheet_id: str = ""  # a worksheet answer: the worksheet and the question's id
-    question_id: str = ""
-    prompt_id: str | None = None  # a journal reply: the check-in it answers (None: free)
-    journal: bool = False
-
-    def to_raw(self) -> dict[str, Any]:
-        raw: dict[str, Any] = {"m": self.message_id, "t": self.text}
-        if self.journal:
-            raw["j"] = self.prompt_id or ""
-        else:
-            raw["w"], raw["q"] = self.worksheet_id, self.question_id
-        return raw
-
-    @classmethod
-    def from_raw(cls, raw: object) -> Held | None:
-        if not isinstance(raw, dict):
-            return None
-        m, t = raw.get("m"), raw.get("t")
-        if not isinstance(m, int) or not isinstance(t, str):
-            return None
-        if "j" in raw:
-            prompt = raw["j"]
-            if not isinstance(prompt, str):
-                return None
-            return cls(m, t, prompt_id=prompt or None, journal=True)
-        w, q = raw.get("w"), raw.get("q")
-        if not isinstance(w, str) or not isinstance(q, str) or not w or not q:
-            return None
-        return cls(m, t, worksheet_id=w, question_id=q)
-
-
 def held_texts(profile: Profile) -> list[Held]:
-    return [h for raw in profile.held if (h := Held.from_raw(raw)) is not None]
+    return list(profile.held)
 
 
 def hold(profile: Profile, held: Held) -> None:
     """Add (or, for the same message seen again, replace) a held text; the caller saves."""
     kept = [h for h in held_texts(profile) if h.message_id != held.message_id]
     kept.append(held)
-    profile.held = [h.to_raw() for h in kept[-HELD_LIMIT:]]
+    profile.held = kept[-HELD_LIMIT:]
 
 
 def take(profile: Profile, message_id: int) -> Held | None:
@@ -140,7 +103,7 @@ def take(profile: Profile, message_id: int) -> Held | None:
         else:
             rest.append(h)
     if found is not None:
-        profile.held = [h.to_raw() for h in rest]
+        profile.held = rest
     return found
 
 
@@ -153,5 +116,5 @@ def replace_text(profile: Profile, message_id: int, text: str) -> bool:
             items[i] = replace(h, text=text)
             hit = True
     if hit:
-        profile.held = [h.to_raw() for h in items]
+        profile.held = items
     return hit

@@ -20,12 +20,13 @@ from telegram.ext import (
 from bot.core.callbacks import HeldButton
 from bot.core.state import WorksheetState, decode_state
 from bot.features.conversation.views import menu_buttons
-from bot.features.crisis.held import Held, hold
+from bot.features.crisis.held import hold
 from bot.features.discretion.service import OFFER_LIFETIME
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Hub
 from bot.framework.router import Router
+from bot.people.held import Held
 from bot.people.service import Person
 
 
