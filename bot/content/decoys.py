@@ -3,7 +3,7 @@
 After the panic word the chat must look like a chat with some ordinary bot: a daily quote,
 a recipe, a word of the day (content/decoys/<theme>.yaml, one file per theme, every
 language written natively). Nothing here may speak of help, crisis, abuse, journals or
-worksheets; tests/unit/test_telltales.py checks every entry against a list of words a
+worksheets; tests/unit/content/test_telltales.py checks every entry against a list of words a
 watcher would notice, in all our languages.
 
 The picker is pure: the caller keeps a sequence number in the cover state (started with

@@ -1,7 +1,7 @@
 """The bot's UI strings, from `content/texts/*.yaml`, addressed by dotted key.
 
 Code asks for `tx("start.welcome", name=...)` (in handlers, `context.tx`: the per-update
-translator); tests/unit/test_text_keys.py checks that every key the code uses exists, so a
+translator); tests/unit/content/test_text_keys.py checks that every key the code uses exists, so a
 typo fails CI rather than a person's chat.
 """
 

@@ -110,7 +110,7 @@ def hold_if_cover(context: Context, chat_id: int) -> None:
     """The one check every send makes just before it goes (`say`, and the few sends of a
     file or photo that cannot go through it): a chat in the panic cover gets nothing but
     the decoy. Raised, not returned, so no caller can forget to look; the error handler
-    and the jobs take it quietly. tests/unit/test_send_path.py holds every send to it."""
+    and the jobs take it quietly. tests/unit/transport/test_send_path.py holds every send to it."""
     if context.services.cover.chat_in_cover(chat_id):
         raise CoverHolds
 

@@ -57,7 +57,7 @@ phrase of another language after normalisation ("me mata" is a Portuguese threat
 Spanish idiom about the heat; the Portuguese pattern names the subject).
 
 Borderline decisions are listed, with their reasons, in docs/crisis.md and pinned in
-tests/unit/test_crisis_detector.py (test_borderline_decisions).
+tests/unit/matching/test_crisis_detector.py (test_borderline_decisions).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 from bot.framework.context import Services
-from tests.conftest import BotUnderTest
+from tests.helpers.bot import BotUnderTest
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "architecture.md"
 

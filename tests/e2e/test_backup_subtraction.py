@@ -13,13 +13,13 @@ import sqlite3
 from pathlib import Path
 
 from bot.storage.backend import Backend
-from tests.conftest import USER, BotUnderTest
-from tests.e2e import test_postgres_canaries
-from tests.e2e.test_canaries import PERSON, write_everywhere
-from tests.e2e.test_postgres_canaries import as_bytes, every_value
-from tests.e2e.test_unlinkable import file_bytes, forget
+from tests.helpers import postgres_canaries
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.canaries import PERSON, write_everywhere
+from tests.helpers.postgres_canaries import as_bytes, every_value
+from tests.helpers.unlinkable import file_bytes, forget
 
-pg_bot = test_postgres_canaries.pg_bot  # the same PostgreSQL deployment, as a fixture here
+pg_bot = postgres_canaries.pg_bot  # the same PostgreSQL deployment, as a fixture here
 
 
 def sqlite_values(path: Path) -> list[tuple[str, object]]:

@@ -17,7 +17,7 @@ from telegram.ext import CommandHandler
 
 from bot.content.texts import feature_list, guide_text
 from bot.core.languages import LANGUAGES
-from tests.conftest import BotUnderTest
+from tests.helpers.bot import BotUnderTest
 
 CONTENT = Path(__file__).resolve().parents[2] / "content"
 # A slash command inside prose; not a path or a link ("example.org/help").

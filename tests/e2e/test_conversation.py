@@ -25,8 +25,8 @@ from bot.core.state import decode_state, setup_state, worksheet_state
 from bot.emulator import SentMessage
 from bot.features.checkins.handlers import JOB_NAME
 from bot.people.service import Person
-from tests.conftest import BotUnderTest, buttons_of
-from tests.reporting import report
+from tests.helpers.bot import BotUnderTest, buttons_of
+from tests.helpers.reporting import report
 
 IDLE, ONBOARDING, WORKSHEET, SETTINGS, CHECKED_IN = 3001, 3002, 3003, 3004, 3005
 WORKSHEET_ID = "untangling_the_bond"

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import pytest
 
 from bot.emulator import SentMessage
-from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.test_daily import entries, prompt_arrives
-from tests.e2e.test_worksheets import (
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
+from tests.helpers.daily import entries, prompt_arrives
+from tests.helpers.worksheets import (
     answer,
     begin,
     has_button,

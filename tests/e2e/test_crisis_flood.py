@@ -10,7 +10,7 @@ import logging
 import pytest
 
 from bot.emulator import SentMessage
-from tests.conftest import USER, BotUnderTest
+from tests.helpers.bot import USER, BotUnderTest
 
 FLOODER = USER + 77
 FLOOD = 60

@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any, cast
 
 from bot.matching.crisis import CrisisDetector, CrisisMatch
-from tests.conftest import BotUnderTest, shared_content
+from tests.helpers.bot import BotUnderTest, shared_content
 
 
 class CountingDetector:

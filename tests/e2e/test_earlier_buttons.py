@@ -12,7 +12,7 @@ from typing import Any
 from bot.emulator import SentMessage
 from bot.features.worksheets.service import WorksheetService
 from bot.storage.worksheets import WorksheetStore
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 EARLIER = "That button is from an earlier question"
 WS = "untangling_the_bond"

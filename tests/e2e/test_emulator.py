@@ -29,7 +29,7 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from bot.emulator import WAIT_SECONDS, BotApiEmulator, SentMessage
-from tests.conftest import GIVE_UP, TOO_LATE
+from tests.helpers.bot import GIVE_UP, TOO_LATE
 
 TOKEN = "123456:TEST-token_abc"
 BOT_ID = 123456

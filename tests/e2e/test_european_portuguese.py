@@ -11,8 +11,8 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from bot.emulator import SentMessage
-from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.jobs import pause_every_job
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
+from tests.helpers.jobs import pause_every_job
 
 # Words and forms a reader in Portugal takes for Brazil at once.
 BRAZILIAN = re.compile(r"\b(celular|digite|digitar|você|Oi|tela|salvo|pule|jeito)\b", re.I)

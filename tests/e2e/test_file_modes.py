@@ -9,8 +9,8 @@ from pathlib import Path
 
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
-from tests.conftest import TOKEN, BotUnderTest, make_settings
-from tests.unit.test_config import run_cli
+from tests.helpers.bot import TOKEN, BotUnderTest, make_settings
+from tests.helpers.config import run_cli
 
 
 def modes(data_dir: Path) -> dict[str, int]:

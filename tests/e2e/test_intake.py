@@ -14,8 +14,8 @@ from typing import Any
 from bot.emulator import BotApiEmulator
 from bot.logs import log_handler
 from bot.transport.intake import ALLOWED_UPDATES, MainBot
-from tests.conftest import USER, BotUnderTest
-from tests.reporting import report
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.reporting import report
 
 OTHER = 2002
 CANARY = "CANARY-poison-otter-5521"

@@ -1,7 +1,7 @@
 """Issue 27, finding 6 and its minor: nothing a scheduled job sends reaches a chat in the
 panic cover (the urge flow's check-back and the held draft's offer back went straight to
 Telegram, notification and all), and /urge in discreet mode leaves none of its words or
-questions behind. Every job is walked (tests/e2e/jobs.py), so a job added later is held
+questions behind. Every job is walked (tests/helpers/jobs.py), so a job added later is held
 to the same rule."""
 
 from __future__ import annotations
@@ -9,10 +9,10 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bot.features.discretion.service import CONFIRMATION_LIFETIME
-from tests.conftest import USER, BotUnderTest
-from tests.e2e.jobs import pause_every_job, run_every_job
-from tests.e2e.test_discretion import BACK, panic, set_words
-from tests.e2e.test_urge import CHECK_BACK, STRENGTH, press_and_read, through_the_flow
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.discretion import BACK, panic, set_words
+from tests.helpers.jobs import pause_every_job, run_every_job
+from tests.helpers.urge import CHECK_BACK, STRENGTH, press_and_read, through_the_flow
 
 
 async def test_no_scheduled_job_reaches_a_chat_in_cover(bot: BotUnderTest) -> None:

@@ -16,8 +16,8 @@ from bot.crypto import MasterKey, random_key
 from bot.emulator import BotApiEmulator
 from bot.keys import deliver_new_key, pending_key_file, read_key_file, stage_rotation
 from bot.storage.keystore import KeyStore, WrongMasterKeyError
-from tests.conftest import TOKEN, USER, BotUnderTest, make_settings
-from tests.unit.test_config import run_cli
+from tests.helpers.bot import TOKEN, USER, BotUnderTest, make_settings
+from tests.helpers.config import run_cli
 
 
 def env_for(bot: BotUnderTest, key: bytes) -> dict[str, str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
-from tests.conftest import START, START_SECONDS, TOKEN, BotUnderTest, make_settings
+from tests.helpers.bot import START, START_SECONDS, TOKEN, BotUnderTest, make_settings
 
 ANSWER = "written just before the crash"
 

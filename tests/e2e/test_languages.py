@@ -2,7 +2,7 @@
 language meets not one English sentence from /start through a worksheet, a check-in, the
 crisis reply, /settings and /export; the choice is stored and can be switched.
 
-The tests run on `complete_content` (tests/locale_fill.py): the real translations, with
+The tests run on `complete_content` (tests/helpers/locale_fill.py): the real translations, with
 any gap a translator has not filled yet shown as a marker, never as English; so they hold
 the code to "every text goes through the person's translator" in every language today.
 """
@@ -24,9 +24,9 @@ from bot.emulator import BotApiEmulator, SentMessage
 from bot.features.checkins.handlers import JOB_NAME
 from bot.geo import lookup as geo
 from bot.logs import pin_noisy_loggers
-from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
-from tests.e2e.jobs import pause_every_job, run_every_job
-from tests.locale_fill import LANGUAGES, complete_content, english_sentences, shown
+from tests.helpers.bot import USER, BotUnderTest, buttons_of, make_settings
+from tests.helpers.jobs import pause_every_job, run_every_job
+from tests.helpers.locale_fill import LANGUAGES, complete_content, english_sentences, shown
 
 # The crisis word a person types in each language (content/crisis_terms.yaml).
 HELP_WORD = {"es": "ayuda", "fr": "SOS", "de": "hilfe", "it": "aiuto", "nl": "hulp", "pt": "ajuda"}

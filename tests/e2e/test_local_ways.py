@@ -5,7 +5,7 @@ local way ("9 de la noche", "20h30", "20 Uhr") is the check-in time."""
 from __future__ import annotations
 
 from bot.geo import lookup as geo
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 
 async def test_a_country_at_the_zone_question_and_a_local_time(bot: BotUnderTest) -> None:

@@ -3,7 +3,7 @@ typed after the command the way the person writes dates. Day 1 is the day chosen
 
 from __future__ import annotations
 
-from tests.conftest import BotUnderTest, buttons_of
+from tests.helpers.bot import BotUnderTest, buttons_of
 
 # The tests' clock starts on Monday 30 November 2026, 09:00 UTC (London: the same).
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 
 async def test_start_with_buttons_to_the_end(bot: BotUnderTest) -> None:

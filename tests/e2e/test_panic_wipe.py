@@ -8,8 +8,8 @@ import asyncio
 import pytest
 
 from bot.emulator import SentMessage
-from tests.conftest import USER, BotUnderTest
-from tests.e2e.test_discretion import TYPED, decoy_text, set_words
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.discretion import TYPED, decoy_text, set_words
 
 # A store this slow (a loaded machine, a busy PostgreSQL) is far past the 0.3 s the wipe
 # used to give it before sending the decoy with the chat still full.

@@ -13,7 +13,7 @@ from PIL import Image, PngImagePlugin
 from pypdf import PdfReader
 
 from bot.emulator import SentMessage
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 PHOTO_CANARY = b"PHOTO-CANARY-okapi-7781"
 

@@ -22,9 +22,9 @@ import pytest
 
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
-from tests.conftest import START, START_SECONDS, TOKEN, BotUnderTest, make_settings
-from tests.e2e.test_webhook import free_port
-from tests.postgres import fresh_schemas
+from tests.helpers.bot import START, START_SECONDS, TOKEN, BotUnderTest, make_settings
+from tests.helpers.postgres import fresh_schemas
+from tests.helpers.webhook import free_port
 
 SECRET = "replica_secret-2"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.emulator import BotApiEmulator
-from tests.conftest import GIVE_UP, TOO_LATE, USER, BotUnderTest, buttons_of, make_settings
+from tests.helpers.bot import GIVE_UP, TOO_LATE, USER, BotUnderTest, buttons_of, make_settings
 
 GROUP = -500100
 

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from tests.conftest import START_SECONDS
+from tests.helpers.bot import START_SECONDS
 
 
 def _start_sandbox(tmp_path: Path) -> subprocess.Popen[str]:

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import USER, BotUnderTest
+from tests.helpers.bot import USER, BotUnderTest
 
 SERVICE_FIELDS: list[tuple[str, dict[str, Any]]] = [
     # Settings > Auto-delete messages > 1 day

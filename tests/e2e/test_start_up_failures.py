@@ -17,7 +17,7 @@ import pytest
 
 from bot import __main__ as cli
 from bot.emulator import BotApiEmulator
-from tests.conftest import TOKEN
+from tests.helpers.bot import TOKEN
 
 # Generous: Telegram unreachable takes five retries (0.5 + 1 + 2 + 4 + 8 s) before giving up.
 OUTER_TIMEOUT = 120

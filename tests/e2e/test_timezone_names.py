@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import USER, BotUnderTest, buttons_of
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 
 @pytest.mark.parametrize(

@@ -12,27 +12,17 @@ from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
-from tests.conftest import USER, BotUnderTest
-from tests.legacy_keys import write_before_references
-
-
-def file_bytes(db_path: Path) -> dict[str, bytes]:
-    """The database file and its WAL, if any."""
-    paths = [db_path, Path(f"{db_path}-wal")]
-    return {p.name: p.read_bytes() for p in paths if p.exists()}
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.legacy_keys import write_before_references
+from tests.helpers.unlinkable import (
+    file_bytes,
+    forget,
+)
 
 
 def ids_in(path: Path) -> set[str]:
     with sqlite3.connect(path) as db:
         return {str(r[0]) for r in db.execute("SELECT person_id FROM people")}
-
-
-async def forget(bot: BotUnderTest, user: int = USER) -> None:
-    await bot.send("/forget", user=user)
-    confirm = await bot.next(user, containing="Delete everything")
-    await bot.press(confirm, data="forget:yes", user=user)
-    await bot.find("Everything is deleted", chat=user)
-    await bot.settle()
 
 
 async def test_an_old_backup_holds_no_link_after_forget(bot: BotUnderTest, tmp_path: Path) -> None:

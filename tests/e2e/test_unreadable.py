@@ -8,8 +8,8 @@ import pytest
 
 from bot.people.service import RolledBackError
 from bot.storage.database import Database
-from tests.conftest import USER, BotUnderTest, buttons_of
-from tests.e2e.test_canaries import CANARY, PERSON, write_everywhere
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
+from tests.helpers.canaries import CANARY, PERSON, write_everywhere
 
 # (which database, table, sealed column): every kind of row that holds a ciphertext.
 SEALED = [

@@ -3,7 +3,6 @@ each POST only once the update is handled."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -14,15 +13,13 @@ from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from bot.logs import pin_noisy_loggers
 from bot.transport.webhook import SECRET_HEADER
-from tests.conftest import USER, BotUnderTest, make_settings
-
-SECRET = "test_secret-1"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
+from tests.helpers.bot import USER, BotUnderTest, make_settings
+from tests.helpers.webhook import (
+    SECRET,
+    free_port,
+    hook_url,
+    set_webhook,
+)
 
 
 @pytest.fixture
@@ -45,16 +42,6 @@ async def hooked(
     finally:
         await under_test.stop()
         assert not emulator.internal_errors, emulator.internal_errors
-
-
-def hook_url(bot: BotUnderTest) -> str:
-    assert bot.settings.webhook_url is not None
-    return bot.settings.webhook_url
-
-
-async def set_webhook(bot: BotUnderTest) -> None:
-    assert bot.runtime is not None and bot.runtime.app is not None
-    await bot.runtime.app.bot.set_webhook(hook_url(bot), secret_token=SECRET)
 
 
 async def test_a_wrong_secret_gets_403_and_nothing_is_handled(hooked: BotUnderTest) -> None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from tests.conftest import USER, BotUnderTest
-from tests.e2e.test_daily import join, person
-from tests.e2e.test_daily import run as run_daily
-from tests.e2e.test_discretion import sweep
-from tests.e2e.test_worksheets import begin, saved_answers
+from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.daily import join, person
+from tests.helpers.daily import run as run_daily
+from tests.helpers.discretion import sweep
+from tests.helpers.worksheets import begin, saved_answers
 
 OFFER = "Would you like it in your journal?"
 

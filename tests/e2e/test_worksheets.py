@@ -6,7 +6,6 @@ import dataclasses
 import io
 import logging
 import sqlite3
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -18,62 +17,22 @@ from bot.crypto import CryptoError
 from bot.emulator import SentMessage
 from bot.features.export import pdf_text
 from bot.features.export import render as export
-from bot.features.worksheets.service import WorksheetService
-from bot.people.service import Person
 from bot.storage.journal import JournalStore, journal_slot, new_entry_id
-from bot.storage.worksheets import WorksheetStore, answer_slot
-from tests.conftest import USER, BotUnderTest, buttons_of
+from bot.storage.worksheets import answer_slot
+from tests.helpers.bot import USER, BotUnderTest, buttons_of
+from tests.helpers.worksheets import (
+    WS,
+    answer,
+    begin,
+    has_button,
+    labels,
+    person_of,
+    saved_answers,
+    sheet,
+    svc,
+)
 
-WS = "bond_or_love"  # 14 questions in 4 sections
 OTHER = "why_leaving_is_hard"
-
-
-def labels(message: SentMessage) -> list[str]:
-    return [label for label, _ in buttons_of(message)]
-
-
-def has_button(label: str) -> Callable[[SentMessage], bool]:
-    return lambda m: any(label in text for text in labels(m))
-
-
-def sheet(bot: BotUnderTest, worksheet_id: str = WS) -> Worksheet:
-    return bot.services.content.worksheets[worksheet_id]
-
-
-async def person_of(bot: BotUnderTest) -> Person:
-    person = await bot.services.people.load(USER)
-    assert person is not None
-    return person
-
-
-def svc(bot: BotUnderTest) -> WorksheetService:
-    return WorksheetService(
-        WorksheetStore(bot.services.db),
-        bot.services.content.worksheets,
-        bot.services.clock,
-        bot.services.keys,
-    )
-
-
-async def saved_answers(bot: BotUnderTest, worksheet_id: str = WS) -> dict[str, tuple[str, ...]]:
-    answers = await svc(bot).answers(await person_of(bot), worksheet_id)
-    return {qid: answer.parts for qid, answer in answers.items()}
-
-
-async def begin(bot: BotUnderTest, worksheet_id: str = WS) -> SentMessage:
-    """/worksheets, open one, Start: returns its first question."""
-    await bot.send("/worksheets")
-    listing = await bot.next(containing="Worksheets")
-    await bot.press(listing, data=f"ws:open:{worksheet_id}")
-    intro = await bot.next(predicate=has_button("Start"))
-    assert sheet(bot, worksheet_id).title in (intro.text or "")
-    await bot.press(intro, "Start")
-    return await bot.next(containing="Question 1 of")
-
-
-async def answer(bot: BotUnderTest, text: str) -> SentMessage:
-    await bot.send(text)
-    return await bot.next(containing="Saved")
 
 
 async def skip_to_end(

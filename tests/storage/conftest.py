@@ -1,27 +1,20 @@
-"""Store tests run twice: on SQLite files and on a real PostgreSQL (tests/postgres.py)."""
+"""Store tests run twice: on SQLite files and on a real PostgreSQL (tests/helpers/postgres.py)."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from bot.storage.backend import Backend
 from bot.storage.engines import open_data_database
-from tests.postgres import fresh_schemas
+from tests.helpers.postgres import fresh_schemas
+from tests.helpers.storage import (
+    Targets,
+)
 
 ENGINES = ("sqlite", "postgres")
-
-
-@dataclass(frozen=True)
-class Targets:
-    """Where a test's data database and key store are: two files, or two schemas."""
-
-    engine: str
-    data: Path | str
-    keys: Path | str
 
 
 @pytest.fixture(params=ENGINES)

@@ -14,8 +14,8 @@ from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.record import RecordStore
 from bot.storage.urge import NO_CONTACT, REASONS, UrgeStore
-from tests.storage.conftest import Targets
-from tests.storage.test_store_contract import NOW, person
+from tests.helpers.storage import Targets
+from tests.helpers.store_contract import NOW, person
 
 BIG = 2_200_000_000  # unix seconds past 2038 and message ids past 32 bits
 

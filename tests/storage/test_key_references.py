@@ -11,8 +11,8 @@ import pytest
 from bot.crypto import MasterKey, random_key
 from bot.storage.backend import StorageError
 from bot.storage.keystore import KeyStore
-from tests.legacy_keys import write_before_references
-from tests.storage.conftest import Targets
+from tests.helpers.legacy_keys import write_before_references
+from tests.helpers.storage import Targets
 
 
 async def every_value(store: KeyStore) -> list[bytes]:

@@ -16,7 +16,7 @@ from bot.storage.database import Database
 from bot.storage.postgres import PostgresDatabase
 from bot.storage.schema import KEYSTORE_MIGRATIONS, MIGRATIONS
 from bot.storage.schema_postgres import POSTGRES_KEYSTORE_MIGRATIONS, POSTGRES_MIGRATIONS
-from tests.postgres import fresh_schemas
+from tests.helpers.postgres import fresh_schemas
 
 PAIRS = {
     "data (MIGRATIONS / POSTGRES_MIGRATIONS)": (MIGRATIONS, POSTGRES_MIGRATIONS),

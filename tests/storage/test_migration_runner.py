@@ -7,7 +7,7 @@ import pytest
 
 from bot.storage.backend import StorageError, pending
 from bot.storage.engines import open_backend
-from tests.storage.conftest import Targets
+from tests.helpers.storage import Targets
 
 ONE = (1, "CREATE TABLE a (x INTEGER NOT NULL)")
 TWO = (2, "CREATE TABLE b (x INTEGER NOT NULL)")

@@ -19,7 +19,7 @@ import pytest
 
 from bot.crypto import MasterKey
 from bot.storage.keystore import KeyStore
-from tests.postgres import fresh_schemas
+from tests.helpers.postgres import fresh_schemas
 
 TABLES = ("identities", "data_keys", "row_versions")
 

@@ -15,7 +15,7 @@ from bot.config import Settings
 from bot.crypto import MasterKey, random_key
 from bot.keys import stage_rotation
 from bot.storage.keystore import KeyStore, RotationError
-from tests.storage.conftest import Targets
+from tests.helpers.storage import Targets
 
 
 def settings_for(targets: Targets, tmp_path: Path) -> Settings:

@@ -27,15 +27,12 @@ from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 from bot.storage.people import PeopleStore
 from bot.storage.worksheets import WorksheetStore
-from tests.legacy_keys import write_before_references
-from tests.storage.conftest import Targets
-
-NOW = 1_764_500_000  # past 2038's 32-bit limit would be 2_147_483_648; test that too below
-
-
-async def person(db: Backend, pid: str = "r1", now: int = NOW) -> str:
-    await PeopleStore(db).insert(pid, b"\x01chat", b"\x01profile", "", now)
-    return pid
+from tests.helpers.legacy_keys import write_before_references
+from tests.helpers.storage import Targets
+from tests.helpers.store_contract import (
+    NOW,
+    person,
+)
 
 
 async def test_people_round_trip(db: Backend) -> None:

@@ -25,7 +25,7 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.engines import open_data_database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.people import PeopleStore
-from tests.postgres import fresh_schemas
+from tests.helpers.postgres import fresh_schemas
 
 PROMPTS = load_content().prompts
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)

@@ -4,41 +4,18 @@ from __future__ import annotations
 
 import base64
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from bot.config import ConfigError, check_key_placement, load_settings, read_dotenv
-from tests.conftest import START_SECONDS
+from tests.helpers.config import (
+    run_cli,
+)
 
 GOOD_TOKEN = "123456:ABCdefGHIjklMNOpqrSTUvwxYZ"
 PG_DATA = "postgresql://steady:pg-secret-canary@127.0.0.1:1/steady"
 PG_KEYS = "postgresql://steady_keys:pg-secret-canary@127.0.0.1:1/steady_keys"
-
-
-def run_cli(
-    env: dict[str, str], *args: str, cwd: Path, stdout: int | None = subprocess.PIPE
-) -> subprocess.CompletedProcess[str]:
-    """`stdout=None` runs the command with its standard output closed (a lost terminal)."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "BOT_"))}
-    clean.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "bot", *args],
-        env=clean,
-        cwd=cwd,
-        stdout=stdout if stdout is not None else subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        timeout=START_SECONDS,  # only a hung start reaches it
-        check=False,
-        preexec_fn=None if stdout is not None else _close_stdout,
-    )
-
-
-def _close_stdout() -> None:
-    os.close(1)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ bot/features/record/handlers/steps.py asks and gets an outcome back; it sends wh
 (views from bot/features/record/views.py). The entry's data is RecordService's
 (bot/features/record/service.py,
 which also writes down how an entry is written as a person sees it). Unit-tested in
-tests/unit/test_record_flow.py, end to end in tests/e2e/test_record.py.
+tests/unit/features/record/test_record_flow.py, end to end in tests/e2e/test_record.py.
 """
 
 from __future__ import annotations

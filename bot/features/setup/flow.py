@@ -3,7 +3,8 @@ to each step means, onboarding vs settings mode, and every change a step makes.
 
 bot/features/setup/handlers.py asks and gets an outcome back; it sends what the outcome says
 (views from bot/features/setup/views.py) and fires the hub's hooks the outcome names.
-Unit-tested in tests/unit/test_setup_flow.py, end to end in tests/e2e/test_onboarding.py.
+Unit-tested in tests/unit/features/setup/test_setup_flow.py, end to end in
+tests/e2e/test_onboarding.py.
 
 The rules, as a person sees them:
 

@@ -4,7 +4,8 @@ state, what "finished" means, which question a message belongs to, delete and re
 Handlers (bot/features/worksheets/handlers/worksheets.py) ask and get an outcome back; they send
 what the
 outcome says (views from bot/features/worksheets/views.py) and report the ids of what they sent.
-Unit-tested in tests/unit/test_worksheet_flow.py, end to end in tests/e2e/test_worksheets.py.
+Unit-tested in tests/unit/features/worksheets/test_worksheet_flow.py, end to end in
+tests/e2e/test_worksheets.py.
 
 How answering works, as a person sees it:
 
