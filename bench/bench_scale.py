@@ -43,7 +43,7 @@ from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
 from bot.features.checkins.delivery import Claim, Dispatcher
 from bot.runtime import Runtime
-from tests.postgres import fresh_schemas
+from tests.helpers.postgres import fresh_schemas
 from tests.storage.test_two_dispatchers import DUE, Deployment, seed
 
 FIRST_CHAT = 50_000  # the seed's first chat id (tests/storage/test_two_dispatchers.py)
