@@ -1,6 +1,7 @@
 """docs/architecture.md is the map a newcomer reads first: its handler groups, its feature
-table and its services table are compared here with what app.py builds, so the map cannot
-drift from the code (it had duplicated group rows and a feature list missing two)."""
+table, its offers table and its services table are compared here with what bot/app.py lists
+and bot/wiring.py builds, so the map cannot drift from the code (it had duplicated group
+rows and a feature list missing two)."""
 
 from __future__ import annotations
 
@@ -44,6 +45,13 @@ def test_the_feature_table_is_what_app_py_installs_in_order(bot: BotUnderTest) -
             feature = next(f for f in bot.runtime.features if type(f).__name__ == found[1])
             package = type(feature).__module__.replace(".", "/")
             assert package.startswith(found[2]), (found[1], package)
+
+
+def test_the_offers_table_is_what_the_features_offer(bot: BotUnderTest) -> None:
+    table = section("Features").split("### Offers")[1].split("###")[0]
+    documented = [cell.strip("`") for cell in first_cells(table)]
+    assert bot.runtime is not None and bot.runtime.app is not None
+    assert documented == bot.runtime.app.bot_data.offers.names()
 
 
 def test_the_services_table_is_services() -> None:
