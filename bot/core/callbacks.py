@@ -364,9 +364,9 @@ _ITEM_ID = re.compile(r"[0-9a-f]{24}")
 
 class UrgeAction(StrEnum):
     """What an urge button does. The value is the short code its callback data carries
-    (64 bytes at most; buttons already in a chat must keep working, so never renumber)."""
+    (64 bytes at most; buttons already in a chat must keep working, so never renumber).
+    What each carries besides (nothing, a number, an id, an id and an argument) is below."""
 
-    # Bare: the action alone.
     START = "go"  # [Start] on the offer: begin, the offer goes
     FROM_CHECKIN = "ci"  # from the check-in, whose own buttons stay
     NOT_NOW = "no"  # the offer put away
@@ -374,19 +374,15 @@ class UrgeAction(StrEnum):
     OFFERS_ON = "offers"  # urge offers back on (from /settings)
     SHOW_REASONS = "rsn"  # the person's own reasons, shown
     EDIT_REASONS = "redit"  # write or rewrite them
-    # With a number: how strong the urge is (0-10).
-    STRENGTH = "s"
-    # With the urge's id.
+    STRENGTH = "s"  # how strong the urge is (0-10)
     SKIP_TRIGGER = "tk"  # no trigger named
     WRITE_DRAFT = "dw"  # write the message they want to send, held instead of sent
     NO_DRAFT = "dn"  # no draft: straight to riding the wave
     STOP_SURF = "x"  # out of the wave's steps, to what helps after
     FOLLOW_UP_NOT_NOW = "fx"  # the later "how strong is it now?" put away
-    # With a held draft's id.
-    READ_DRAFT = "dr"
+    READ_DRAFT = "dr"  # the held draft shown again (its id rides along)
     KEEP_DRAFT = "dk"
     DELETE_DRAFT = "dd"
-    # With the urge's id and an argument.
     TRIGGER = "t"  # a trigger's id (or "other": typed)
     SURF_STEP = "n"  # the wave's next step number
     AFTER = "a"  # what helps after: again, done, reasons, safe
