@@ -52,6 +52,9 @@ class Settings:
     webhook_secret: str | None = field(default=None, repr=False)
     # allow_paid_broadcast on check-ins: Telegram's higher rate, paid in Stars.
     paid_broadcast: bool = False
+    # BOT_CRISIS_MODEL=0: the crisis rules alone, without the learned second opinion
+    # (docs/crisis.md). On by default; the bot runs on the rules if the model cannot load.
+    crisis_model: bool = True
 
     @property
     def data_target(self) -> Path | str:
@@ -170,7 +173,12 @@ def load_settings(
     if paid_raw not in _FLAGS:
         raise ConfigError("BOT_PAID_BROADCAST must be 1 or 0")
 
+    model_raw = env.get("BOT_CRISIS_MODEL", "").strip().lower()
+    if model_raw not in _FLAGS:
+        raise ConfigError("BOT_CRISIS_MODEL must be 1 or 0")
+
     return Settings(
+        crisis_model=model_raw in ("", *_TRUE),
         database_url=database_url,
         keys_database_url=keys_database_url,
         webhook_url=webhook_url,
