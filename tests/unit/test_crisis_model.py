@@ -113,7 +113,10 @@ def test_the_model_only_adds_to_the_rules() -> None:
 def test_the_shipped_head_loads_and_names_what_it_was_trained_on() -> None:
     head = Head.load(HEAD_FILE)
     assert head.encoder_view is not None and head.char_view is not None
-    assert head.encoder_view.weights.shape == (ROWS, 384)
+    view = head.encoder_view
+    hidden = view.hidden_w.shape[0] if view.hidden_w is not None else 384
+    assert view.weights.shape == (ROWS, hidden)
+    assert view.hidden_w is None or view.hidden_w.shape == (hidden, 384)
     assert head.char_view.weights.shape == (ROWS, head.buckets)
     t = head.thresholds
     assert 0 < t.check <= t.emergency < 1
@@ -131,9 +134,20 @@ def test_the_shipped_model_reads_plain_crises_and_calm_lines() -> None:
     ):
         found = model.score(text)
         assert found is not None and found.crisis >= model.head.thresholds.check, text
-    for text in ("what a lovely sunny afternoon in the garden", "je fais un gâteau pour ma fille"):
-        found = model.score(text)
-        assert found is not None and found.crisis < model.head.thresholds.check, text
+    found = model.score("what a lovely sunny afternoon in the garden")
+    assert found is not None and found.crisis < model.head.thresholds.check
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="known defect of the head judged on held-out v2 (92c4bb3): this calm French line "
+    "gets a check (P 0.82, self-harm); not tuned away after the judge, see docs/crisis.md",
+)
+def test_a_calm_french_line_gets_no_check() -> None:
+    model = crisis_screen.shared_model(HEAD_FILE)
+    assert model is not None
+    found = model.score("je fais un gâteau pour ma fille")
+    assert found is not None and found.crisis < model.head.thresholds.check
 
 
 async def test_the_worker_keeps_its_budget_and_leaves_late_messages_to_the_rules(
