@@ -55,9 +55,8 @@ FOLLOW_UP_STALE = timedelta(hours=2)
 # The held draft comes back the next day, at the hour it was written, kept to daytime.
 OFFER_EARLIEST = time(9, 0)
 OFFER_LATEST = time(21, 0)
-# Typed words are capped (a trigger is "a few words"; reasons and drafts are longer).
-TRIGGER_LIMIT = 500
-TEXT_LIMIT = 4000
+# Typed words are kept whole: one Telegram message bounds them (4,096 characters), and a
+# cut the person is not told of would lose what they meant to keep.
 
 
 @dataclass(frozen=True)
@@ -200,7 +199,7 @@ class UrgeService:
             return None
         if trigger is not None and trigger not in TRIGGERS:
             raise ValueError("unknown trigger")
-        words = text.strip()[:TRIGGER_LIMIT] if text else None
+        words = text.strip() if text else None
         urge = Urge(
             urge.urge_id,
             urge.at,
@@ -257,7 +256,7 @@ class UrgeService:
 
     async def hold_draft(self, person: Person, text: str) -> HeldDraft:
         now = self.now()
-        draft = HeldDraft(new_id(), text.strip()[:TEXT_LIMIT], now)
+        draft = HeldDraft(new_id(), text.strip(), now)
         await self.store.add_draft(
             person.person_id,
             draft.draft_id,
@@ -310,7 +309,7 @@ class UrgeService:
         return None if blob is None else person.cipher.open_text(note_slot(REASONS), blob)
 
     async def set_reasons(self, person: Person, text: str) -> str:
-        words = text.strip()[:TEXT_LIMIT]
+        words = text.strip()
         await self.store.put_note(
             person.person_id,
             REASONS,
