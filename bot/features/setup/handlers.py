@@ -340,7 +340,11 @@ class SetupFeature:
             return  # (a stale one was answered by _person_and_mode already)
         if outcome is Safety.ADVICE:
             advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
-            await say(context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx))
+            sent = await say(
+                context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx)
+            )
+            if mode != SETTINGS:  # the advice's buttons now answer the step, not the question's
+                await context.services.setup.note_asked(person, "safety", sent.message_id)
             return
         if outcome is Safety.DISCREET:
             await self.hub.wording_changed(context, person)
