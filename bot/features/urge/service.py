@@ -31,6 +31,7 @@ from bot.core.clock import Clock
 from bot.features.progress.chart import MOOD_MAX, MOOD_MIN, ChartData, MoodRating
 from bot.features.progress.no_contact import Mark, MarkKind, NoContact, State, allowed, no_contact
 from bot.features.worksheets.service import WorksheetService
+from bot.people.row_versions import open_versioned
 from bot.people.service import PeopleService, Person, UnreadableDataError
 from bot.storage.urge import (
     NO_CONTACT,
@@ -267,7 +268,10 @@ class UrgeService:
         return draft
 
     def _open_draft(self, person: Person, row: DraftRow) -> HeldDraft:
-        text = person.cipher.open_text(draft_slot(row.draft_id), row.text_enc)
+        # Never rewritten, so always version 0; a deleted one is anchored at 1, and a copy
+        # of it put back (an older data file) is refused like any rolled-back row.
+        slot = draft_slot(row.draft_id)
+        text = open_versioned(self._people.keys, person, slot, 0, row.text_enc)
         return HeldDraft(row.draft_id, text, _dt(row.created_at))
 
     async def draft(self, person: Person, draft_id: str) -> HeldDraft | None:
@@ -278,7 +282,10 @@ class UrgeService:
         return [self._open_draft(person, r) for r in await self.store.drafts(person.person_id)]
 
     async def delete_draft(self, person: Person, draft_id: str) -> bool:
-        return await self.store.delete_draft(person.person_id, draft_id)
+        deleted = await self.store.delete_draft(person.person_id, draft_id)
+        if deleted:  # after the delete, as for answers: a crash between loses only this
+            await self._people.keys.anchor_slots(person.person_id, {draft_slot(draft_id): 1})
+        return deleted
 
     async def keep_draft(self, person: Person, draft_id: str) -> bool:
         """Kept: no more offers; it stays until deleted (or /forget)."""
