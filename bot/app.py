@@ -333,6 +333,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     processor.early_panic = early_panic
     processor.might_panic = discretion.might_be_word(services)
+    processor.meet = services.people.resolve
+    # Someone with a panic word armed stays in memory: its check reads memory only.
+    cover = services.cover
+    base.keys.cache.keep = lambda row_id: cover.armed(row_id) is not None or cover.in_cover(row_id)
     # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
     intake_bot.screen_with(processor.screen_raw, processor.screen)
 
