@@ -33,7 +33,7 @@ from bot.storage.backend import Backend, Subscription
 from bot.storage.engines import open_data_database
 from bot.storage.identities import tidy_at_start
 from bot.storage.keystore import KeyStore
-from bot.storage.people import PERSON_CHANNEL
+from bot.storage.people import PERSON_CHANNEL, PeopleStore
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import ALLOWED_UPDATES
 from bot.transport.ordering import CrisisFirstUpdateProcessor
@@ -65,7 +65,7 @@ async def open_storage(settings: Settings) -> Storage:
         await keys.close()
         raise
     try:
-        await tidy_at_start(db, keys)
+        await tidy_at_start(db, keys, PeopleStore(db))
     except BaseException:
         await db.close()
         await keys.close()

@@ -13,6 +13,10 @@ import yaml
 from bot.core.problems import Path as ProblemPath
 from bot.core.problems import Problem
 
+# libyaml's parser where PyYAML was built with it: the same nodes and marks, and half the
+# start-up's content loading (issue 25).
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
 
 @dataclass
 class Doc:
@@ -36,7 +40,7 @@ def load_yaml(file: Path, problems: list[str]) -> Doc | None:
         problems.append(f"{file}:1: cannot read ({type(exc).__name__})")
         return None
     try:
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
+        node = yaml.compose(text, Loader=_LOADER)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -79,9 +83,16 @@ def _to_python(
         return str(node.value)
 
 
+# A loader over an empty stream, only for its constructors (dates, ints, bools): one for
+# every scalar, as a new loader per scalar was a tenth of start-up (issue 25).
+_CONSTRUCTOR = yaml.SafeLoader("")
+
+
 def _scalar(node: yaml.Node) -> Any:
-    # A loader over an empty stream is only used for its constructors (dates, ints, bools).
-    return yaml.SafeLoader("").construct_object(node, deep=True)
+    try:
+        return _CONSTRUCTOR.construct_object(node, deep=True)
+    finally:
+        _CONSTRUCTOR.constructed_objects.clear()
 
 
 def report(doc: Doc, found: list[Problem], problems: list[str]) -> None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
 from bot.core.errors import SteadyError
 from bot.matching.normal import forms
@@ -99,6 +100,13 @@ def _regex_of(alternatives: list[tuple[str, bool]]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
+@cache
+def _regex(source: str) -> re.Pattern[str]:
+    """Compiled once per process: start-up validates the crisis terms, then the detector
+    compiles the same patterns (thousands, past `re`'s own cache of 512; issue 25)."""
+    return re.compile(source)
+
+
 def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
     positions = pattern.split()
     tier: int | None = None
@@ -159,4 +167,4 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
     start = r"(?:^|(?<= \.)) " if regex.startswith("^") else " "
     regex = start + regex.removeprefix("^")
     regex = regex.removesuffix("$") + r"(?=\. |$)" if regex.endswith("$") else regex
-    return Compiled(re.compile(regex), best[1], tier, tuple(words), tuple(stems))
+    return Compiled(_regex(regex), best[1], tier, tuple(words), tuple(stems))

@@ -92,11 +92,10 @@ async def sweep_orphans(db: Backend, keys: KeyStore) -> int:
     return len(orphans)
 
 
-async def finish_forgets(db: Backend, keys: KeyStore) -> int:
+async def finish_forgets(people: PeopleStore, keys: KeyStore) -> int:
     """Finish every /forget marked and not done: the key and the link go (again, if they
     went already), then the rows. Someone who asked to be forgotten is, even if the
     process died before the key store's delete."""
-    people = PeopleStore(db)
     marked = await people.forgetting()
     for person_id in marked:
         await keys.destroy_identity(person_id)
@@ -106,11 +105,11 @@ async def finish_forgets(db: Backend, keys: KeyStore) -> int:
     return len(marked)
 
 
-async def tidy_at_start(db: Backend, keys: KeyStore) -> None:
+async def tidy_at_start(db: Backend, keys: KeyStore, people: PeopleStore) -> None:
     """What start-up does about identities: the whole-store passes once, then only the
     marked /forgets (a read of one small table)."""
     if not await keys.swept():
         await move_legacy_rows(db, keys)
         await sweep_orphans(db, keys)
         await keys.note_swept()
-    await finish_forgets(db, keys)
+    await finish_forgets(people, keys)

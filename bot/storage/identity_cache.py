@@ -32,7 +32,7 @@ class Known:
     slots: dict[str, int] | None = None
 
 
-class IdentityCache:
+class RecentIdentities:
     def __init__(self, capacity: int = CAPACITY) -> None:
         self.capacity = capacity
         self._by_row: OrderedDict[str, Known] = OrderedDict()

@@ -28,7 +28,7 @@ from bot.core.errors import SteadyError
 from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal, unseal
 from bot.storage.backend import Backend, Row, StorageError
 from bot.storage.engines import open_key_database
-from bot.storage.identity_cache import IdentityCache, Known, new_row_id
+from bot.storage.identity_cache import Known, RecentIdentities, new_row_id
 from bot.storage.key_layout import LAYOUT, adopt_reference_layout
 from bot.storage.key_rotation import (
     CURRENT,
@@ -69,7 +69,7 @@ class KeyStore(KeyRotation):
         self._box_key = b""
         # The people met lately: a Telegram user's row id is needed synchronously (the
         # crisis path's memory is keyed by it), once their update has looked it up.
-        self.cache = IdentityCache()
+        self.cache = RecentIdentities()
 
     @classmethod
     async def open(cls, target: Path | str, master: MasterKey) -> KeyStore:
