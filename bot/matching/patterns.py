@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import lru_cache
 
 from bot.core.errors import SteadyError
 from bot.matching.normal import forms
@@ -100,14 +100,24 @@ def _regex_of(alternatives: list[tuple[str, bool]]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
-@cache
-def _regex(source: str) -> re.Pattern[str]:
-    """Compiled once per process: start-up validates the crisis terms, then the detector
-    compiles the same patterns (thousands, past `re`'s own cache of 512; issue 25)."""
-    return re.compile(source)
+_MACRO_NAME = re.compile(r"@([^\s|\[\]]+)")
 
 
 def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
+    # Content is validated and then built, each compiling every pattern: the second costs
+    # nothing. The key holds the word lists the pattern names, so an edited list recompiles.
+    given = macros or {}
+    used = tuple(
+        (name, tuple(given[name]))
+        for name in sorted(set(_MACRO_NAME.findall(pattern)))
+        if name in given
+    )
+    return _compile(pattern, used)
+
+
+@lru_cache(maxsize=16_384)
+def _compile(pattern: str, used: tuple[tuple[str, tuple[str, ...]], ...]) -> Compiled:
+    macros: Macros = {name: list(words) for name, words in used}
     positions = pattern.split()
     tier: int | None = None
     if positions and re.fullmatch(r"=[12]", positions[-1]):
@@ -143,7 +153,7 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
         inner = position[1:-1] if optional else position
         if not inner or any(c in inner for c in "[]"):
             raise PatternError(f"{position!r}: brackets must wrap a whole position")
-        alternatives = _alternatives(inner, macros or {})
+        alternatives = _alternatives(inner, macros)
         words.extend(text for text, is_stem in alternatives if not is_stem)
         stems.extend(text for text, is_stem in alternatives if is_stem)
         # A phrase may trail off across a sentence end ("nobody would miss me... ever").
@@ -167,4 +177,4 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
     start = r"(?:^|(?<= \.)) " if regex.startswith("^") else " "
     regex = start + regex.removeprefix("^")
     regex = regex.removesuffix("$") + r"(?=\. |$)" if regex.endswith("$") else regex
-    return Compiled(_regex(regex), best[1], tier, tuple(words), tuple(stems))
+    return Compiled(re.compile(regex), best[1], tier, tuple(words), tuple(stems))

@@ -13,7 +13,6 @@ import pytest
 from telegram.error import BadRequest
 
 import bot.features.checkins.delivery as delivery
-from bot.content.loader import load_content
 from bot.content.prompt_model import Prompt
 from bot.core.clock import ManualClock
 from bot.core.telegram_text import utf16_len
@@ -36,9 +35,10 @@ from bot.storage.deliveries import DeliveryRow, DeliveryStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
+from tests.conftest import shared_content
 
 UTC = dt.UTC
-PROMPTS = load_content().prompts
+PROMPTS = shared_content().prompts
 LONDON_0730 = DailySchedule(dt.time(7, 30), "Europe/London", frozenset(range(7)))
 
 
