@@ -28,13 +28,14 @@ from telegram.ext import (
 
 from bot.app import features as listed_features
 from bot.config import ConfigError, Settings
-from bot.content.loader import Content
+from bot.content.loader import Content, content_dir
 from bot.core.clock import Clock
 from bot.core.languages import ENGLISH
 from bot.features.checkins.delivery import GRACE, Dispatcher, PassReport, concurrency_for, rate_for
 from bot.features.checkins.handlers import make_sender
 from bot.features.checkins.journal import JournalService
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
+from bot.features.crisis.screen import shared_screen
 from bot.features.discretion.service import CoverCache, DiscretionService
 from bot.features.discretion.views import menu_entries
 from bot.features.export.exporter import Exporter
@@ -49,6 +50,7 @@ from bot.features.worksheets.service import WorksheetService
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
+from bot.matching.crisis_model import MODEL_HEAD
 from bot.matching.crisis_screen import CrisisScreen
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
@@ -204,6 +206,7 @@ def build_services(
         discretion=discretion,
         cover=cover,
         languages=languages,
+        crisis_model=shared_screen(content_dir() / MODEL_HEAD) if settings.crisis_model else None,
         urgent_bot=urgent_bot,
         metrics=metrics,
     )
@@ -262,11 +265,17 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
         request=http_transport(settings.http_timeout, pool=8),
+        # It never polls; without this PTB builds an httpx client for it at start, and
+        # loading httpcore for that was a tenth of the time to the first poll (issue 25).
+        get_updates_request=http_transport(settings.http_timeout, pool=1),
         # Per chat: one person's 429 pauses their replies only (issue 27, finding 2).
         rate_limiter=SendPolicy(throttle=False, base_delay=backoff, per_chat=True),
     )
     services = build_services(base, app, urgent_bot, screen)
     app.bot_data.services = services
+    # Someone with a panic word armed stays in memory: its check reads memory only.
+    cover = services.cover
+    base.keys.cache.keep = lambda row_id: cover.armed(row_id) is not None or cover.in_cover(row_id)
 
     # Every feature, constructed once and installed into one Hub, in bot/app.py's order.
     features: Sequence[Feature] = listed_features()
@@ -306,13 +315,19 @@ def wire_processor(
 ) -> None:
     """The early hooks the features registered, bound to this application."""
     hooks = hub.early
-    crisis, panic, might_panic = hooks.crisis, hooks.panic, hooks.might_panic
+    crisis, look, panic, might_panic = hooks.crisis, hooks.look, hooks.panic, hooks.might_panic
     if crisis is not None:
 
         async def early_reply(update: Update, match: CrisisMatch | None, send: bool) -> None:
             await crisis(update, app, match, send)
 
         processor.early_reply = early_reply
+    if look is not None:
+
+        def early_look(update: Update) -> None:
+            look(update, app)
+
+        processor.early_look = early_look
     if panic is not None:
 
         async def early_panic(update: Update) -> bool:
@@ -321,6 +336,7 @@ def wire_processor(
         processor.early_panic = early_panic
     if might_panic is not None:
         processor.might_panic = functools.partial(might_panic, services)
+    processor.meet = services.people.resolve
 
 
 def menu_commands(services: Services, hub: Hub, language: str = ENGLISH) -> list[BotCommand]:

@@ -42,6 +42,8 @@ Handler = BaseHandler[Update, Context, Any]
 # the crisis reply for a match the processor computed (None: /sos or /help; send=False:
 # only note it, the chat's reply on its way answers it) ...
 EarlyCrisis = Callable[[Update, AnyApplication, "CrisisMatch | None", bool], Awaitable[None]]
+# ... the learned crisis model's reading, started off the loop (its reply follows the rules') ...
+EarlyLook = Callable[[Update, AnyApplication], None]
 # ... the panic word's wipe and decoy (True if it was one) ...
 EarlyPanic = Callable[[Update, AnyApplication], Awaitable[bool]]
 # ... and, from memory only, whether a sender's text may be their panic or return word.
@@ -73,6 +75,7 @@ class EarlyHooks:
     """The update processor's hooks, each set by at most one feature."""
 
     crisis: EarlyCrisis | None = None
+    look: EarlyLook | None = None
     panic: EarlyPanic | None = None
     might_panic: MightPanic | None = None
 
@@ -103,6 +106,11 @@ class Hub:
         if self.early.crisis is not None:
             raise ValueError("early crisis hook set twice")
         self.early.crisis = hook
+
+    def on_early_look(self, hook: EarlyLook) -> None:
+        if self.early.look is not None:
+            raise ValueError("early look hook set twice")
+        self.early.look = hook
 
     def on_early_panic(self, hook: EarlyPanic, might_panic: MightPanic) -> None:
         if self.early.panic is not None:

@@ -120,11 +120,17 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # urgent update, with its match, before anything waits (send=False: only notes the
         # match, the chat's reply on its way answers it).
         self.early_reply: EarlyReply | None = None
+        # Set the same way: starts the crisis model's reading of a message (in its worker, off
+        # the event loop) before the message waits for anything; its reply follows the rules'.
+        self.early_look: Callable[[Update], None] | None = None
         # Set the same way: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
         # Set the same way: whether this sender's text may be their panic or return word
         # (memory only: a pseudonym and a dict lookup).
         self.might_panic: Callable[[int, str], bool] = lambda user_id, text: False
+        # Set by app.py: the sender met before their update is handled (their identity
+        # into memory: one indexed read for someone not met lately).
+        self.meet: Callable[[int], Awaitable[None]] | None = None
         # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
         # reply, so two replicas never change one person's state at once.
         self.chat_guard: Callable[[int], AbstractAsyncContextManager[None]] | None = None
@@ -231,18 +237,36 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             else:
                 self.screen(update)  # a no-op when it was screened when fetched
             early = await self.settle_early(update.update_id)
+            if self.early_look is not None and not early.panic:
+                # After the rules' reply (sent, or none), before the chat's turn: the model
+                # reads while the message waits, and never delays the rules.
+                try:
+                    self.early_look(update)
+                except Exception as exc:  # the rules still answer
+                    log.warning("crisis model not started: %s", type(exc).__name__)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
             # holding slots others need. A crisis message takes none: it must not queue.
             async with guard:
                 if early.urgent:
+                    await self._meet(update)
                     await coroutine
                 else:
                     async with self._slots:
+                        await self._meet(update)
                         await coroutine
         finally:
             self._end_turn(chat.id, turn)
+
+    async def _meet(self, update: Update) -> None:
+        user = update.effective_user
+        if user is None or self.meet is None:
+            return
+        try:
+            await self.meet(user.id)
+        except Exception as exc:  # storage down: the handlers' own reads report it
+            log.warning("sender not looked up: %s", type(exc).__name__)
 
     @property
     def waiting_for_slots(self) -> int:

@@ -58,7 +58,7 @@ async def test_everything_in_the_data_dir_is_private_after_a_chart_and_an_export
     emulator: BotApiEmulator, clock: ManualClock, tmp_path: Path
 ) -> None:
     """Issue 26: matplotlib wrote chart/fontlist-*.json 0644. And `backup` (issue 27.8)."""
-    from tests.e2e.test_urge import log_urge, pause_due_job  # noqa: PLC0415
+    from tests.helpers.urge import log_urge, pause_due_job  # noqa: PLC0415
 
     data = tmp_path / "data"
     bot = BotUnderTest(emulator, make_settings(data, emulator.base_url, master_key=None), clock)

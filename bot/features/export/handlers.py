@@ -12,6 +12,7 @@ from bot.core.callbacks import WorksheetButton
 from bot.features.export import render as export
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
+from bot.framework.damaged import offer_damaged
 from bot.framework.hub import Hub
 from bot.people.service import Person
 
@@ -29,6 +30,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         # The record has its own file (for an advocate); /export covers it too.
         if not await context.offers.record_export.send_record_export(context, person, pdf=pdf):
             await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
+        await offer_damaged(context, person)
         return
     buttons: Rows = []
     if pdf:
@@ -51,6 +53,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     await remember(context.services, person, sent)
     await context.offers.record_export.send_record_export(context, person, pdf=pdf)
     await context.offers.tidying.remove_later(context, person, sent)
+    await offer_damaged(context, person)  # a row that did not open: left out, and said
 
 
 class ExportFeature:

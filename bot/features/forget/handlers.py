@@ -7,7 +7,7 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.core.callbacks import ForgetButton
+from bot.core.callbacks import DamagedButton, ForgetButton
 from bot.features.forget.views import forget_buttons
 from bot.framework.chat import (
     command_person,
@@ -18,6 +18,7 @@ from bot.framework.chat import (
     say,
 )
 from bot.framework.context import Context
+from bot.framework.damaged import on_damaged_button
 from bot.framework.hub import Hub
 from bot.people.service import Person, UnreadableDataError
 
@@ -101,6 +102,7 @@ class ForgetFeature:
         hub.command("clear", clear)
         hub.command("forget", forget)
         hub.router.on_callback(ForgetButton, on_button)
+        hub.router.on_callback(DamagedButton, on_damaged_button)
         hub.offers.forgetting = self
 
     async def ask_to_forget(self, update: Update, context: Context, person: Person) -> None:

@@ -19,10 +19,20 @@ same budget) is an answer that speaks of safety; the check stays back and the wo
 saves it with a quiet line (bot/features/crisis/held.py). `context.crisis_quiet` says
 so; whoever then does not give the quiet line sends the check after all
 (`safety_check.ensure_reply`).
+
+The learned model (bot/matching/crisis_model.py) reads every private text the rules did not
+answer with certainty, in its worker thread (`look_early`, started before the message waits
+for anything). What it finds goes out as soon as it is known, on the same path and with
+the same replies, as a check, or as the emergency reply where it is confident and the
+message urgent. The rules' reply is never held for it: the model starts after the early
+path has answered. The crisis group below waits for the finding up to IN_ORDER_WAIT, so
+that the later groups treat the message as the crisis it is; past that the message goes on
+and the model's reply, when it comes, follows on its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 
@@ -63,6 +73,11 @@ log = logging.getLogger(__name__)
 Early = tuple[CrisisMatch, Message | None, bool]  # the match, the reply, held back (quiet)
 # Early replies not yet taken up by the crisis group: each is taken within its update.
 EARLY_REMEMBERED = 4096
+# The model's readings not yet collected (an update that stopped before the crisis group
+# leaves its task here until newer ones push it out).
+LOOKS_REMEMBERED = 4096
+# How long the message's own handling, in its chat's order, waits for the model's finding.
+IN_ORDER_WAIT = 0.5
 
 
 class EarlyReplies:
@@ -78,6 +93,84 @@ class EarlyReplies:
 
     def take(self, update_id: int) -> Early | None:
         return self._by_update.pop(update_id)
+
+
+class ModelLooks:
+    """The model's reading of each recent update, started on the early path, for the
+    crisis group to collect in the chat's order (bounded like EarlyReplies)."""
+
+    def __init__(self) -> None:
+        self._by_update: Recent[int, asyncio.Task[Early | None]] = Recent(LOOKS_REMEMBERED)
+
+    def put(self, update_id: int, task: asyncio.Task[Early | None]) -> None:
+        self._by_update[update_id] = task
+
+    def take(self, update_id: int) -> asyncio.Task[Early | None] | None:
+        return self._by_update.pop(update_id)
+
+
+def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -> None:
+    """Start the model's reading of a private text (called before the message waits for
+    anything). Commands, and messages the rules answer with certainty, are not read."""
+    if not is_private(update):
+        return
+    services = Context.from_update(update, application).services
+    screen = services.crisis_model
+    message = update.effective_message
+    if screen is None or message is None:
+        return
+    text = message.text or message.caption or ""
+    if not text.strip() or text.startswith("/"):
+        return
+    task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
+    looks.put(update.update_id, task)
+
+
+async def _model_reply(update: Update, application: AnyApplication, text: str) -> Early | None:
+    """The model's finding, sent as soon as it is known: a check where the rules found
+    nothing, the emergency reply where it is confident and the rules only asked."""
+    context = Context.from_update(update, application)
+    services = context.services
+    screen = services.crisis_model
+    if screen is None:
+        return None
+    chat = update.effective_chat
+    # The rules' answer as the early path had it (a long text was read once, off the loop).
+    rules = await services.crisis_screen.detect(text, chat.id if chat else None)
+    if rules is not None and rules.certain:
+        return None
+    match = await screen.assess(text, rules, chat.id if chat else None)
+    if match is None:
+        return None
+    message = update.effective_message
+    try:
+        sent = await respond(update, context, match, message)
+    except Exception as exc:
+        log.warning("crisis model reply not sent: %s", type(exc).__name__)
+        sent = None
+    log.info(
+        "crisis model found kind=%s tier=%s update=%s",
+        match.kind.value,
+        match.tier,
+        update.update_id,
+    )
+    return match, sent, context.crisis_quiet
+
+
+async def _collect_look(update: Update, looks: ModelLooks) -> Early | None:
+    """The model's finding if it comes within IN_ORDER_WAIT: the later groups then treat
+    the message as the crisis it is. Past that the message goes on without it (its reply
+    still follows when the model has read it): an ordinary message never waits long."""
+    task = looks.take(update.update_id)
+    if task is None:
+        return None
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), IN_ORDER_WAIT)
+    except TimeoutError:
+        return None
+    except Exception as exc:
+        log.warning("crisis model reading failed: %s", type(exc).__name__)
+        return None
 
 
 async def reply_early(
@@ -113,11 +206,18 @@ async def reply_early(
     replies.put(update.update_id, (match, sent, context.crisis_quiet))
 
 
-async def on_message(update: Update, context: Context, replies: EarlyReplies) -> None:
+async def on_message(
+    update: Update, context: Context, replies: EarlyReplies, looks: ModelLooks
+) -> None:
     message = update.effective_message
     if message is None or not is_private(update):
         return
     early = replies.take(update.update_id)
+    # What the model found (it read the message while it waited for its turn); it only
+    # adds to the rules: a crisis they missed, or the emergency reply where they asked.
+    looked = await _collect_look(update, looks)
+    if looked is not None:
+        early = looked if early is None or looked[0].tier < early[0].tier else early
     if early is not None:
         context.crisis, context.crisis_reply, context.crisis_quiet = early
         if context.crisis_quiet and not await _in_safety_plan(update, context):
@@ -150,7 +250,9 @@ async def respond(
     (unless it is a safety-plan answer: then nothing, and `context.crisis_quiet`)."""
     if match.certain:
         hint = match.kind == CrisisKind.GENERAL
-        return await send_crisis_reply(update, context, match.kind, trigger, guide_hint=hint)
+        return await send_crisis_reply(
+            update, context, match.kind, trigger, guide_hint=hint, also=match.kinds
+        )
     typed = update.message is not None and update.message.text is not None
     if typed and await _in_safety_plan(update, context):
         context.crisis_quiet = True
@@ -234,12 +336,14 @@ class CrisisFeature:
 
     def __init__(self) -> None:
         self.early = EarlyReplies()
+        self.looks = ModelLooks()
 
     def install(self, hub: Hub) -> None:
         hub.handle(GROUP_CRISIS, CommandHandler("sos", self.on_sos))
         hub.handle(GROUP_CRISIS, CommandHandler("help", self.on_help))
         hub.handle(GROUP_CRISIS, MessageHandler(filters.UpdateType.MESSAGES, self.answer))
         hub.on_early_crisis(self.reply_early)
+        hub.on_early_look(self.look_early)
         hub.router.on_callback(CrisisButton, on_button)
         safety_check.install(hub)
         hub.offers.crisis_reply = self
@@ -248,6 +352,9 @@ class CrisisFeature:
         self, update: Update, application: AnyApplication, match: CrisisMatch | None, send: bool
     ) -> None:
         await reply_early(update, application, match, send, self.early)
+
+    def look_early(self, update: Update, application: AnyApplication) -> None:
+        look_early(update, application, self.looks)
 
     async def on_sos(self, update: Update, context: Context) -> None:
         await on_crisis_command(update, context, self.early, guide=False)
@@ -258,7 +365,7 @@ class CrisisFeature:
     # --- CrisisReply (bot/framework/offers.py) ------------------------------------------
 
     async def answer(self, update: Update, context: Context) -> None:
-        await on_message(update, context, self.early)
+        await on_message(update, context, self.early, self.looks)
 
     async def ensure_reply(self, update: Update, context: Context) -> None:
         await safety_check.ensure_reply(update, context)
