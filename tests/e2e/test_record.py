@@ -345,3 +345,32 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     assert "Offer my notes when I doubt myself: off" in labels(settings)  # edited in place
     person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.record_offers
+
+
+async def test_a_long_premium_caption_is_cut_so_the_file_can_always_be_shown(
+    bot: BotUnderTest,
+) -> None:
+    """Premium users may send a caption of up to 4,096 characters; a bot may send back
+    only 1,024. The stored caption is cut at a word for the file, and given whole after it
+    (issue 23: before, "Show files" failed with 400 every time)."""
+    await bot.onboard()
+    await new_entry(bot)
+    await bot.send("yesterday 21:30")
+    await bot.next(containing="Noted")
+    words = "the broken door and the hallway mirror " * 60  # ~2,340 characters
+    bot.emu.user_is_premium(USER)
+    await bot.send(photo_bytes=photo_bytes(), caption="  " + words + "  ")
+    await bot.next(containing="Kept with this entry")
+    await bot.send("/record list")
+    listing = await bot.next(containing="newest first")
+    await bot.press(listing, "1")
+    entry = await bot.next(containing="Happened:")
+    await bot.press(entry, "Show files")
+    shown = await bot.next(predicate=lambda m: m.document is not None)
+    assert shown.document is not None and shown.document.caption is not None
+    caption = shown.document.caption
+    assert len(caption) <= 1024 and caption.endswith("…")
+    assert words.strip().startswith(caption[:-1].rstrip())
+    whole = await bot.next(containing="hallway mirror")
+    assert whole.text == words.strip() and whole.protect_content
+    assert "Hide" in labels(whole)

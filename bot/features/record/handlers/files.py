@@ -16,6 +16,7 @@ from telegram.ext import ApplicationHandlerStop
 from bot.core.buttons import Rows
 from bot.core.callbacks import RecordButton
 from bot.core.state import AMEND_STEP, record_state
+from bot.core.telegram_text import split_caption
 from bot.features.export.render import zone_of
 from bot.features.record import export as record_export
 from bot.features.record import views
@@ -94,17 +95,21 @@ async def send_files(context: Context, person: Person, entry_id: str) -> None:
         if data is None:
             continue
         name = attachment.name or f"file-{index}"
+        # A Premium user's caption may be longer than a bot may send: cut, so the file can
+        # always be shown, with the whole caption as the message after it.
+        caption, whole = split_caption(attachment.caption or "")
+        hide = [[(context.tx("record.btn_hide"), RecordButton("rmx").encode())]]
         hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
         sent = await context.bot.send_document(
             person.chat_id,
             InputFile(io.BytesIO(data), filename=name),
-            caption=attachment.caption or None,
+            caption=caption or None,
             protect_content=True,
-            reply_markup=keyboard(
-                [[(context.tx("record.btn_hide"), RecordButton("rmx").encode())]]
-            ),
+            reply_markup=keyboard(hide),
         )
         await remember(context.services, person, sent)
+        if whole is not None:
+            await tell(context, person, whole, hide, protect=True)
 
 
 def file_of(message: Message) -> tuple[str, int, FileIn] | None:
