@@ -100,13 +100,10 @@ class ActingAsPeople:
             raise ValueError(
                 "a message is exactly one of: text, sticker, photo, voice, document, other"
             )
-        if text is not None:
-            # Telegram trims a text before it counts and delivers it.
-            text = text.strip()
-            if not text:
-                raise ValueError("Telegram never delivers an empty text message")
-            if rules.utf16_len(text) > rules.TEXT_LIMIT:
-                raise ValueError("no app sends a text over 4,096 characters: it splits it")
+        if text is not None and not text:
+            raise ValueError("Telegram never delivers an empty text message")
+        if text is not None and rules.utf16_len(text.strip()) > rules.TEXT_LIMIT:
+            raise ValueError("no app sends a text over 4,096 characters: it splits it")
         if caption is not None and kinds[0] not in ("photo", "voice", "document"):
             raise ValueError("only a photo, a voice message or a document carries a caption")
 
