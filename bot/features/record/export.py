@@ -10,6 +10,7 @@ data URIs (one file to hand over); files that are not images are listed by name.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import dataclasses
 import io
@@ -109,7 +110,8 @@ async def collect(
             if attachment.caption:
                 label += f": {attachment.caption}"
             # One photo at full size at a time: scaled (or dropped) before the next is opened.
-            image = scaled_image(data) if data is not None else None
+            # Off the event loop: decoding a phone photo takes a second or more.
+            image = await asyncio.to_thread(scaled_image, data) if data is not None else None
             del data
             files.append(DocFile(label, attachment.mime, image))
         entries.append(
