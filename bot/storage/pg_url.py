@@ -12,11 +12,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from bot.core.errors import SteadyError
+
 SCHEMES = ("postgresql", "postgres")
 DEFAULT_PORT = 5432
 
 
-class PgUrlError(ValueError):
+class PgUrlError(SteadyError, ValueError):
     """The URL is not one asyncpg could use; the message never holds the URL."""
 
 
