@@ -57,6 +57,20 @@ def truncate(text: str, budget: int, *, marker: str = "") -> str:
     return kept.rstrip() + marker if marker else kept
 
 
+def pieces(text: str, budget: int) -> list[str]:
+    """`text` whole, in as few pieces of at most `budget` UTF-16 units as `truncate`'s word
+    cuts allow: for words that must all reach the person, one message after another."""
+    out: list[str] = []
+    rest = text
+    while utf16_len(rest) > budget:
+        piece = truncate(rest, budget) or rest[0]
+        out.append(piece.rstrip() or piece)
+        rest = rest[len(piece) :].lstrip()
+    if rest or not out:
+        out.append(rest)
+    return out
+
+
 def split_caption(text: str, budget: int = CAPTION_LIMIT) -> tuple[str, str | None]:
     """A caption that fits (Telegram trims it first, then counts), and the whole text again
     when it did not fit, to send as a message of its own after the file; None when the

@@ -13,7 +13,6 @@ import pytest
 from telegram.error import BadRequest
 
 import bot.features.checkins.delivery as delivery
-from bot.content.loader import load_content
 from bot.content.prompt_model import Prompt
 from bot.core.clock import ManualClock
 from bot.core.telegram_text import utf16_len
@@ -36,9 +35,10 @@ from bot.storage.deliveries import DeliveryRow, DeliveryStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
+from tests.conftest import shared_content
 
 UTC = dt.UTC
-PROMPTS = load_content().prompts
+PROMPTS = shared_content().prompts
 LONDON_0730 = DailySchedule(dt.time(7, 30), "Europe/London", frozenset(range(7)))
 
 
@@ -147,9 +147,15 @@ def test_a_page_of_long_entries_fits_one_message() -> None:
         Entry(f"e{n}", "grounding_01", ("🌿 long " * 900) if n % 2 else "short", 1_764_000_000)
         for n in range(5)
     ]
-    text = render_page("Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now)
+    note = "Long entries are cut here."
+    text = render_page(
+        "Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now, shortened=note
+    )
     assert utf16_len(text) <= 4096
     assert text.count("short") == 3  # short entries are shown whole
+    assert text.endswith(note)  # and a cut is never silent (issue 27, minor)
+    whole = render_page("Your journal", entries[:1], {}, "UTC", now, shortened=note)
+    assert note not in whole
 
 
 # --- the dispatcher against real storage ----------------------------------------------

@@ -16,6 +16,7 @@ from bot.features.record.handlers.files import send_record_export
 from bot.features.tidy.handlers import export_buttons, export_caption, remove_later
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
+from bot.framework.damaged import offer_damaged
 from bot.people.service import Person
 
 
@@ -32,6 +33,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         # The record has its own file (for an advocate); /export covers it too.
         if not await send_record_export(context, person, pdf=pdf):
             await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
+        await offer_damaged(context, person)
         return
     buttons: Rows = []
     limit = telegram_text.EXPORT_PART_LIMIT  # read here: one place, and tests lower it
@@ -61,3 +63,4 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     await send_record_export(context, person, pdf=pdf)
     for sent in sent_parts:
         await remove_later(context, person, sent)
+    await offer_damaged(context, person)  # a row that did not open: left out, and said
