@@ -16,12 +16,15 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from bot.core.errors import SteadyError
+from bot.storage import pg_url
+from bot.storage.pg_url import PgTarget
 
 DEFAULT_DATA_DIR = "./data"
 DEFAULT_WEBHOOK_LISTEN = ("127.0.0.1", 8080)
+# The only ports Telegram posts updates to (https://core.telegram.org/bots/api#setwebhook).
+WEBHOOK_PORTS = frozenset({443, 80, 88, 8443})
 # Telegram's rule for setWebhook's secret_token: 1-256 of A-Z, a-z, 0-9, _ and -.
 _WEBHOOK_SECRET_SHAPE = re.compile(r"^[A-Za-z0-9_-]{1,256}$")
-_POSTGRES_SCHEMES = ("postgresql", "postgres")
 MASTER_KEY_BYTES = 32
 _TOKEN_SHAPE = re.compile(r"^\d+:[A-Za-z0-9_-]{20,}$")
 _LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
@@ -205,24 +208,19 @@ _FLAGS = ("", "0", "1", "true", "false", "yes", "no")
 _TRUE = ("1", "true", "yes")
 
 
-def _postgres_url(name: str, value: str) -> str:
-    parts = urlsplit(value)
-    if parts.scheme not in _POSTGRES_SCHEMES or not parts.hostname:
+def _postgres_url(name: str, value: str) -> PgTarget:
+    try:
+        target = pg_url.parse(value)
+    except pg_url.PgUrlError as exc:
         # Never echo the value: it may hold a password.
-        raise ConfigError(f"{name} must be a postgresql://user:password@host:port/database URL")
-    if parts.path.strip("/") == "":
+        raise ConfigError(
+            f"{name} must be a postgresql:// URL ({exc}), e.g. "
+            "postgresql://user:password@host:5432/database or "
+            "postgresql://user@/database?host=/var/run/postgresql"
+        ) from None
+    if not target.database:
         raise ConfigError(f"{name} names no database (postgresql://.../DATABASE)")
-    return value
-
-
-def _same_database(a: str, b: str) -> bool:
-    one, two = urlsplit(a), urlsplit(b)
-    return (one.hostname, one.port or 5432, one.path, one.query) == (
-        two.hostname,
-        two.port or 5432,
-        two.path,
-        two.query,
-    )
+    return target
 
 
 def _database_urls(env: Mapping[str, str]) -> tuple[str | None, str | None]:
@@ -236,9 +234,7 @@ def _database_urls(env: Mapping[str, str]) -> tuple[str | None, str | None]:
         raise ConfigError(
             "BOT_DATABASE_URL needs BOT_KEYS_DATABASE_URL: the key store in its own database"
         )
-    data = _postgres_url("BOT_DATABASE_URL", data)
-    keys = _postgres_url("BOT_KEYS_DATABASE_URL", keys)
-    if _same_database(data, keys):
+    if _postgres_url("BOT_DATABASE_URL", data) == _postgres_url("BOT_KEYS_DATABASE_URL", keys):
         raise ConfigError(
             "BOT_KEYS_DATABASE_URL must name a different database from BOT_DATABASE_URL "
             "(kept and backed up apart, it is what makes /forget reach old backups)"
@@ -270,6 +266,16 @@ def _webhook(
     allowed = ("https", "http") if _local_api(api_url) else ("https",)
     if parts.scheme not in allowed or not parts.hostname:
         raise ConfigError("BOT_WEBHOOK_URL must be an https:// URL Telegram can reach")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:
+        port = -1
+    # A local Bot API server posts to any port; Telegram's own servers only to these.
+    if port not in WEBHOOK_PORTS and not _local_api(api_url):
+        raise ConfigError(
+            "BOT_WEBHOOK_URL must use a port Telegram posts to: 443, 80, 88 or 8443 "
+            "(a proxy there can forward to BOT_WEBHOOK_LISTEN)"
+        )
     if secret is None:
         raise ConfigError("BOT_WEBHOOK_URL needs BOT_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)")
     if not _WEBHOOK_SECRET_SHAPE.match(secret):

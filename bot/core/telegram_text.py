@@ -3,14 +3,28 @@ API), how it counts length, and the one way we shorten a text to fit."""
 
 from __future__ import annotations
 
-from telegram.constants import BulkRequestLimit, InlineKeyboardButtonLimit, MessageLimit
+from telegram.constants import (
+    BulkRequestLimit,
+    FileSizeLimit,
+    InlineKeyboardButtonLimit,
+    MessageLimit,
+)
 
-# Characters (UTF-16 code units) in one message; 1-64 bytes of callback data per button;
-# 1-64 characters of a /start deep-link payload; ids per deleteMessages call.
+# Characters (UTF-16 code units) in one message, and in the caption of a file the bot
+# sends (https://core.telegram.org/bots/api#senddocument: "0-1024 characters after entities
+# parsing"; Premium users may send longer captions, which the bot must cut to send back);
+# 1-64 bytes of callback data per button; 1-64 characters of a /start deep-link payload;
+# ids per deleteMessages call.
 MESSAGE_LIMIT: int = MessageLimit.MAX_TEXT_LENGTH
+CAPTION_LIMIT: int = MessageLimit.CAPTION_LENGTH
 CALLBACK_DATA_LIMIT: int = InlineKeyboardButtonLimit.MAX_CALLBACK_DATA
 DEEP_LINK_LIMIT: int = MessageLimit.DEEP_LINK_LENGTH
 BULK_DELETE_LIMIT: int = BulkRequestLimit.MAX_LIMIT
+# Bytes of one file a bot uploads (https://core.telegram.org/bots/api#sending-files: 50 MB,
+# decimal); larger is answered 413. Exports are cut into parts under EXPORT_PART_LIMIT,
+# with room left for the multipart form around the file.
+UPLOAD_LIMIT: int = FileSizeLimit.FILESIZE_UPLOAD
+EXPORT_PART_LIMIT = 45_000_000
 ELLIPSIS = "…"
 
 
@@ -55,3 +69,13 @@ def pieces(text: str, budget: int) -> list[str]:
     if rest or not out:
         out.append(rest)
     return out
+
+
+def split_caption(text: str, budget: int = CAPTION_LIMIT) -> tuple[str, str | None]:
+    """A caption that fits (Telegram trims it first, then counts), and the whole text again
+    when it did not fit, to send as a message of its own after the file; None when the
+    caption held it all."""
+    trimmed = text.strip()
+    if utf16_len(trimmed) <= budget:
+        return trimmed, None
+    return truncate(trimmed, budget, marker=ELLIPSIS), truncate(trimmed, MESSAGE_LIMIT)

@@ -30,6 +30,7 @@ NOT_FOUND = "Not Found"
 UNAUTHORIZED = "Unauthorized"
 METHOD_NOT_FOUND = "Not Found: method not found"
 INTERNAL = "Internal Server Error"
+TOO_LARGE = "Request Entity Too Large"
 WEBHOOK_ACTIVE = (
     "Conflict: can't use getUpdates method while webhook is active;"
     " use deleteWebhook to delete the webhook first"

@@ -9,13 +9,14 @@ from bot.emulator.errors import (
     BLOCKED,
     INJECTED_BAD_REQUEST,
     INTERNAL,
+    TOO_LARGE,
     UNAUTHORIZED,
     ApiError,
     bad_request,
     too_many_requests,
 )
 
-FaultKind = Literal["429", "500", "timeout", "403", "400", "401"]
+FaultKind = Literal["429", "500", "timeout", "403", "400", "401", "413"]
 FAULT_KINDS: frozenset[str] = frozenset(get_args(FaultKind))
 
 
@@ -45,6 +46,8 @@ class Fault:
             return bad_request(INJECTED_BAD_REQUEST)
         if self.kind == "401":  # a revoked or mistyped token
             return ApiError(401, UNAUTHORIZED)
+        if self.kind == "413":  # an upload over the 50 MB limit
+            return ApiError(413, TOO_LARGE)
         return None
 
 

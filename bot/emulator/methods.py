@@ -1,17 +1,18 @@
-"""The Bot API methods the emulator answers, with Telegram's rules and refusals."""
+"""The Bot API methods for messages the emulator answers, with Telegram's rules and
+refusals (the rules themselves: rules.py; commands, descriptions and the webhook:
+profile_methods.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from bot.emulator import rules
 from bot.emulator.errors import (
     BLOCKED,
     CANNOT_DELETE,
     CANNOT_EDIT,
-    CAPTION_TOO_LONG,
     CHAT_NOT_FOUND,
     CONFLICT,
     DELETE_NOT_FOUND,
@@ -21,13 +22,12 @@ from bot.emulator.errors import (
     NOT_MODIFIED,
     QUERY_INVALID,
     REPLY_NOT_FOUND,
-    TEXT_EMPTY,
-    TEXT_TOO_LONG,
     WEBHOOK_ACTIVE,
     ApiError,
     bad_request,
 )
 from bot.emulator.params import Params
+from bot.emulator.profile_methods import ProfileApi
 from bot.emulator.render import BotProfile, bot_message_dict
 from bot.emulator.state import (
     DELETE_WINDOW_SECONDS,
@@ -35,24 +35,13 @@ from bot.emulator.state import (
     EmulatorState,
     SentDocument,
     SentMessage,
-    WebhookConfig,
-    commands_key,
 )
 
 Handler = Callable[[int, Params], Awaitable[Any]]
 
-TEXT_LIMIT = 4096
-CAPTION_LIMIT = 1024
-CALLBACK_ANSWER_LIMIT = 200
-CALLBACK_DATA_LIMIT = 64  # bytes, not characters
-MAX_DELETE_BATCH = 100
-MAX_COMMANDS = 100
-DESCRIPTION_LIMIT = 512  # setMyDescription
-SHORT_DESCRIPTION_LIMIT = 120  # setMyShortDescription
 # Telegram answers a long poll by 50 s at the latest, whatever timeout was asked for.
 MAX_POLL_SECONDS = 50.0
 
-_PARSE_MODES = frozenset({"html", "markdown", "markdownv2"})
 _CHAT_ACTIONS = frozenset(
     {
         "typing",
@@ -68,87 +57,10 @@ _CHAT_ACTIONS = frozenset(
         "upload_video_note",
     }
 )
-_BUTTON_ACTIONS = frozenset(
-    {
-        "url",
-        "callback_data",
-        "web_app",
-        "login_url",
-        "switch_inline_query",
-        "switch_inline_query_current_chat",
-        "switch_inline_query_chosen_chat",
-        "copy_text",
-        "callback_game",
-        "pay",
-    }
-)
-_OTHER_MARKUPS = ("keyboard", "remove_keyboard", "force_reply")
-_COMMAND = re.compile(r"[a-z0-9_]{1,32}")
-_LANGUAGE_CODE = re.compile(r"[a-z]{2}")  # ISO 639-1, as the Bot API asks
-_BAD_MARKUP = "Bad Request: can't parse reply keyboard markup JSON object"
-
 
 # Telegram's limit for a file a bot downloads (https://core.telegram.org/bots/api#getfile).
 DOWNLOAD_LIMIT = 20_000_000
 FILE_FOLDER = "files"
-
-
-def utf16_len(text: str) -> int:
-    """Telegram measures text in UTF-16 code units: an emoji outside the BMP counts twice."""
-    return len(text.encode("utf-16-le")) // 2
-
-
-def _message_text(params: Params) -> str:
-    text = params.string("text")
-    if text is None or not text.strip():
-        raise bad_request(TEXT_EMPTY)
-    if utf16_len(text) > TEXT_LIMIT:
-        raise bad_request(TEXT_TOO_LONG)
-    return text
-
-
-def _caption(params: Params) -> str | None:
-    caption = params.string("caption")
-    if caption is not None and utf16_len(caption) > CAPTION_LIMIT:
-        raise bad_request(CAPTION_TOO_LONG)
-    return caption
-
-
-def _parse_mode(params: Params) -> str | None:
-    mode = params.string("parse_mode")
-    if mode is not None and mode.lower() not in _PARSE_MODES:
-        raise bad_request("Bad Request: unsupported parse_mode")
-    return mode
-
-
-def _check_inline_keyboard(rows: object) -> None:
-    if not isinstance(rows, list) or not all(isinstance(row, list) for row in rows):
-        raise bad_request(_BAD_MARKUP)
-    for row in rows:
-        for button in row:
-            if not isinstance(button, dict) or not isinstance(button.get("text"), str):
-                raise bad_request("Bad Request: can't parse inline keyboard button")
-            if not _BUTTON_ACTIONS.intersection(button):
-                raise bad_request("Bad Request: text buttons are unallowed in the inline keyboard")
-            data = button.get("callback_data")
-            # Real bots break on this limit in production; the emulator must refuse too.
-            if data is not None and (
-                not isinstance(data, str)
-                or not 1 <= len(data.encode("utf-8")) <= CALLBACK_DATA_LIMIT
-            ):
-                raise bad_request("Bad Request: BUTTON_DATA_INVALID")
-
-
-def _reply_markup(params: Params, *, inline_only: bool = False) -> dict[str, Any] | None:
-    markup = params.obj("reply_markup")
-    if markup is None:
-        return None
-    if "inline_keyboard" in markup:
-        _check_inline_keyboard(markup["inline_keyboard"])
-        return markup
-    if inline_only or not any(key in markup for key in _OTHER_MARKUPS):
-        raise bad_request(_BAD_MARKUP)
-    return markup
 
 
 class BotApi:
@@ -169,20 +81,9 @@ class BotApi:
             "deletemessage": self.delete_message,
             "deletemessages": self.delete_messages,
             "answercallbackquery": self.answer_callback_query,
-            "setmycommands": self.set_my_commands,
-            "getmycommands": self.get_my_commands,
-            "deletemycommands": self.delete_my_commands,
-            "setmydescription": self.set_my_description,
-            "getmydescription": self.get_my_description,
-            "setmyshortdescription": self.set_my_short_description,
-            "getmyshortdescription": self.get_my_short_description,
             "sendchataction": self.send_chat_action,
-            "setwebhook": self.set_webhook,
-            "deletewebhook": self.delete_webhook,
-            "getwebhookinfo": self.get_webhook_info,
-            "close": self.close,
-            "logout": self.close,
         }
+        self._handlers.update(ProfileApi(state).handlers())
 
     def handler(self, method: str) -> Handler | None:
         # Telegram matches method names case-insensitively.
@@ -237,11 +138,20 @@ class BotApi:
     def _render(self, log: ChatLog, message: SentMessage) -> dict[str, Any]:
         return bot_message_dict(message, log, self._profile)
 
+    @staticmethod
+    def _present(log: ChatLog, message_id: int) -> bool:
+        found = log.find(message_id)
+        return found is not None and not found.deleted
+
+    def _deletable(self, log: ChatLog, message_id: int) -> bool:
+        found = log.find(message_id)
+        return found is not None and self._state.clock() - found.date <= DELETE_WINDOW_SECONDS
+
     def _delete(self, log: ChatLog, message_id: int) -> None:
         found = log.find(message_id)
         if found is None or found.deleted:
             raise bad_request(DELETE_NOT_FOUND)
-        if self._state.clock() - found.date > DELETE_WINDOW_SECONDS:
+        if not self._deletable(log, message_id):
             raise bad_request(CANNOT_DELETE)
         found.deleted = True
         log.deleted_ids.add(message_id)
@@ -260,9 +170,7 @@ class BotApi:
         offset = params.optional_int("offset")
         limit = min(max(params.optional_int("limit") or 100, 1), 100)
         timeout = min(max(params.optional_number("timeout") or 0.0, 0.0), MAX_POLL_SECONDS)
-        allowed = params.array("allowed_updates")
-        if allowed is not None:
-            updates.allowed = frozenset(str(kind) for kind in allowed) or None
+        updates.subscribe(params.array("allowed_updates"))
 
         # A newer poll ends any older one with 409, as Telegram does; it also releases
         # polls left behind by a client that gave up waiting.
@@ -285,9 +193,9 @@ class BotApi:
 
     async def send_message(self, bot_id: int, params: Params) -> dict[str, Any]:
         log = self._chat(params)
-        text = _message_text(params)
-        parse_mode = _parse_mode(params)
-        markup = _reply_markup(params)
+        text, entities = rules.message_text(params)
+        parse_mode = rules.parse_mode(params)
+        markup = rules.reply_markup(params)
         reply_to = self._reply_to(log, params)
         message = SentMessage(
             message_id=log.next_message_id(),
@@ -299,7 +207,7 @@ class BotApi:
             reply_to_message_id=reply_to,
             date=self._state.now(),
             parse_mode=parse_mode,
-            entities=params.array("entities"),
+            entities=entities,
             link_preview_options=params.obj("link_preview_options"),
             bot_id=bot_id,
         )
@@ -308,9 +216,9 @@ class BotApi:
 
     async def send_document(self, bot_id: int, params: Params) -> dict[str, Any]:
         log = self._chat(params)
-        caption = _caption(params)
-        parse_mode = _parse_mode(params)
-        markup = _reply_markup(params)
+        caption, caption_entities = rules.caption(params)
+        parse_mode = rules.parse_mode(params)
+        markup = rules.reply_markup(params)
         reply_to = self._reply_to(log, params)
         upload = params.files.get("document")
         if upload is not None:
@@ -340,7 +248,7 @@ class BotApi:
             document=document,
             date=self._state.now(),
             parse_mode=parse_mode,
-            entities=params.array("caption_entities"),
+            entities=caption_entities,
             bot_id=bot_id,
         )
         self._state.add_bot_message(log, message)
@@ -365,7 +273,7 @@ class BotApi:
     async def send_photo(self, bot_id: int, params: Params) -> dict[str, Any]:
         """An uploaded photo only (no file ids, no URLs): PNG or JPEG, as Telegram accepts."""
         log = self._chat(params)
-        caption = _caption(params)
+        caption, caption_entities = rules.caption(params)
         upload = params.files.get("photo")
         if upload is None or not upload.content:
             raise bad_request("Bad Request: there is no photo in the request")
@@ -378,14 +286,14 @@ class BotApi:
         message = SentMessage(
             message_id=log.next_message_id(),
             chat_id=log.chat.id,
-            reply_markup=_reply_markup(params),
+            reply_markup=rules.reply_markup(params),
             protect_content=params.flag("protect_content"),
             disable_notification=params.flag("disable_notification"),
             reply_to_message_id=self._reply_to(log, params),
             photo=photo,
             date=self._state.now(),
-            parse_mode=_parse_mode(params),
-            entities=params.array("caption_entities"),
+            parse_mode=rules.parse_mode(params),
+            entities=caption_entities,
             bot_id=bot_id,
         )
         self._state.add_bot_message(log, message)
@@ -396,13 +304,12 @@ class BotApi:
             raise bad_request("Bad Request: inline messages are not supported by the emulator")
         log = self._chat(params)
         message = self._own_message(log, params)
-        if message.document is not None:
+        if message.document is not None or message.photo is not None:
             raise bad_request(NO_TEXT_TO_EDIT)
-        text = _message_text(params)
-        parse_mode = _parse_mode(params)
-        entities = params.array("entities")
+        text, entities = rules.message_text(params)
+        parse_mode = rules.parse_mode(params)
         # Leaving reply_markup out of an edit removes the keyboard, as in Telegram.
-        markup = _reply_markup(params, inline_only=True)
+        markup = rules.reply_markup(params, inline_only=True)
         if (text, entities, markup) == (message.text, message.entities, message.reply_markup):
             raise bad_request(NOT_MODIFIED)
         message.text = text
@@ -418,7 +325,7 @@ class BotApi:
             raise bad_request("Bad Request: inline messages are not supported by the emulator")
         log = self._chat(params)
         message = self._own_message(log, params)
-        markup = _reply_markup(params, inline_only=True)
+        markup = rules.reply_markup(params, inline_only=True)
         if markup == message.reply_markup:
             raise bad_request(NOT_MODIFIED)
         message.reply_markup = markup
@@ -440,16 +347,17 @@ class BotApi:
         message_ids = params.array("message_ids")
         if not message_ids:
             raise bad_request("Bad Request: message identifiers are not specified")
-        if len(message_ids) > MAX_DELETE_BATCH:
+        if len(message_ids) > rules.MAX_DELETE_BATCH:
             raise bad_request("Bad Request: too many message identifiers specified")
         if any(isinstance(m, bool) or not isinstance(m, int) for m in message_ids):
             raise bad_request("Bad Request: can't parse message_ids JSON object")
-        # Documented: messages that cannot be found (or deleted) are skipped, not reported.
-        for message_id in message_ids:
-            try:
-                self._delete(log, message_id)
-            except ApiError:
-                continue
+        # Documented: messages that cannot be found are skipped. One that is there but
+        # cannot be deleted (past 48 hours) refuses the whole batch: nothing is deleted.
+        present = [m for m in message_ids if self._present(log, m)]
+        if any(not self._deletable(log, m) for m in present):
+            raise bad_request(CANNOT_DELETE)
+        for message_id in present:
+            self._delete(log, message_id)
         return True
 
     async def answer_callback_query(self, bot_id: int, params: Params) -> bool:
@@ -458,7 +366,9 @@ class BotApi:
         if query_id is None or pending is None:
             raise bad_request(QUERY_INVALID)
         text = params.string("text")
-        if text is not None and utf16_len(text) > CALLBACK_ANSWER_LIMIT:
+        if self._state.clock() - pending.at > rules.CALLBACK_EXPIRY_SECONDS:
+            raise bad_request(QUERY_INVALID)
+        if text is not None and rules.utf16_len(text) > rules.CALLBACK_ANSWER_LIMIT:
             raise bad_request("Bad Request: MESSAGE_TOO_LONG")
         self._state.callback_answers.append(
             {
@@ -474,114 +384,9 @@ class BotApi:
         )
         return True
 
-    def _commands_key(self, params: Params) -> tuple[str, str]:
-        return commands_key(params.obj("scope"), params.string("language_code") or "")
-
-    async def set_my_commands(self, bot_id: int, params: Params) -> bool:
-        commands = params.array("commands")
-        if commands is None:
-            raise bad_request('Bad Request: parameter "commands" is required')
-        if len(commands) > MAX_COMMANDS:
-            raise bad_request("Bad Request: too many commands specified")
-        cleaned: list[dict[str, Any]] = []
-        for entry in commands:
-            if not isinstance(entry, dict):
-                raise bad_request("Bad Request: can't parse commands JSON object")
-            command, description = entry.get("command"), entry.get("description")
-            if not isinstance(command, str) or not _COMMAND.fullmatch(command):
-                raise bad_request("Bad Request: BOT_COMMAND_INVALID")
-            if not isinstance(description, str) or not 1 <= len(description.strip()) <= 256:
-                raise bad_request("Bad Request: command description is empty or too long")
-            cleaned.append({"command": command, "description": description})
-        self._state.commands_by_scope[self._commands_key(params)] = cleaned
-        self._state.commands = cleaned
-        return True
-
-    async def get_my_commands(self, bot_id: int, params: Params) -> list[dict[str, Any]]:
-        return list(self._state.commands_by_scope.get(self._commands_key(params), []))
-
-    async def delete_my_commands(self, bot_id: int, params: Params) -> bool:
-        self._state.commands_by_scope.pop(self._commands_key(params), None)
-        return True
-
-    async def set_my_description(self, bot_id: int, params: Params) -> bool:
-        return self._set_profile_text(params, "description", DESCRIPTION_LIMIT)
-
-    async def get_my_description(self, bot_id: int, params: Params) -> dict[str, str]:
-        language = params.string("language_code") or ""
-        text = self._state.descriptions.get(language, self._state.descriptions.get("", ""))
-        return {"description": text}
-
-    async def set_my_short_description(self, bot_id: int, params: Params) -> bool:
-        return self._set_profile_text(params, "short_description", SHORT_DESCRIPTION_LIMIT)
-
-    async def get_my_short_description(self, bot_id: int, params: Params) -> dict[str, str]:
-        language = params.string("language_code") or ""
-        texts = self._state.short_descriptions
-        return {"short_description": texts.get(language, texts.get("", ""))}
-
-    def _set_profile_text(self, params: Params, name: str, limit: int) -> bool:
-        language = params.string("language_code") or ""
-        if language and not _LANGUAGE_CODE.fullmatch(language):
-            raise bad_request("Bad Request: invalid language code specified")
-        text = params.string(name) or ""
-        if len(text) > limit:
-            raise bad_request(f"Bad Request: {name} is too long")
-        store = (
-            self._state.descriptions if name == "description" else self._state.short_descriptions
-        )
-        if text:
-            store[language] = text
-        else:
-            store.pop(language, None)  # an empty text removes it, as in Telegram
-        return True
-
     async def send_chat_action(self, bot_id: int, params: Params) -> bool:
         self._chat(params)
         action = params.string("action")
         if action not in _CHAT_ACTIONS:
             raise bad_request("Bad Request: wrong parameter action in request")
-        return True
-
-    async def set_webhook(self, bot_id: int, params: Params) -> bool:
-        url = params.string("url")
-        if not url:
-            return await self.delete_webhook(bot_id, params)
-        if not re.match(r"^https?://", url):
-            raise bad_request("Bad Request: bad webhook: An HTTPS URL must be provided for webhook")
-        secret = params.string("secret_token")
-        if secret is not None and not re.match(r"^[A-Za-z0-9_-]{1,256}$", secret):
-            raise bad_request("Bad Request: secret token contains unallowed characters")
-        allowed = params.array("allowed_updates")
-        kinds = frozenset(str(kind) for kind in allowed) if allowed else None
-        if allowed is not None:
-            self._state.updates.allowed = kinds
-        raw = params.string("max_connections")  # a form field arrives as text
-        if raw is not None and (not raw.isdigit() or not 1 <= int(raw) <= 100):
-            raise bad_request("Bad Request: wrong parameter max_connections specified")
-        self._state.webhook = WebhookConfig(url, secret, int(raw) if raw else 40, kinds)
-        if params.flag("drop_pending_updates"):
-            self._state.updates.drop_all()
-        return True
-
-    async def delete_webhook(self, bot_id: int, params: Params) -> bool:
-        self._state.webhook = None
-        if params.flag("drop_pending_updates"):
-            self._state.updates.drop_all()
-        return True
-
-    async def get_webhook_info(self, bot_id: int, params: Params) -> dict[str, Any]:
-        hook = self._state.webhook
-        info: dict[str, Any] = {
-            "url": hook.url if hook else "",
-            "has_custom_certificate": False,
-            "pending_update_count": len(self._state.updates),
-        }
-        if hook is not None:
-            info["max_connections"] = hook.max_connections
-            if hook.allowed_updates is not None:
-                info["allowed_updates"] = sorted(hook.allowed_updates)
-        return info
-
-    async def close(self, bot_id: int, params: Params) -> bool:
         return True

@@ -14,7 +14,14 @@ from typing import Any
 
 from aiohttp import web
 
-from bot.emulator.errors import INTERNAL, METHOD_NOT_FOUND, NOT_FOUND, ApiError, bad_request
+from bot.emulator.errors import (
+    INTERNAL,
+    METHOD_NOT_FOUND,
+    NOT_FOUND,
+    TOO_LARGE,
+    ApiError,
+    bad_request,
+)
 from bot.emulator.faults import FaultPlan
 from bot.emulator.methods import FILE_FOLDER, BotApi
 from bot.emulator.params import Params, UploadedFile, normalize
@@ -23,8 +30,11 @@ from bot.emulator.state import EmulatorState
 _log = logging.getLogger(__name__)
 
 _TOKEN = re.compile(r"(\d+):[\w-]+")
-# Telegram's own limit for a file a bot uploads.
-MAX_UPLOAD_BYTES = 50 * 1024 * 1024
+# Telegram's own limit for a file a bot uploads: 50 MB, decimal
+# (https://core.telegram.org/bots/api#sending-files); larger is answered 413. The body
+# around it (the form, the other fields) may be a little larger.
+UPLOAD_LIMIT = 50_000_000
+_MAX_BODY_BYTES = UPLOAD_LIMIT + 1_000_000
 
 
 def _reply(error: ApiError) -> web.Response:
@@ -49,10 +59,12 @@ async def _read_params(request: web.Request) -> tuple[dict[str, Any], dict[str, 
         try:
             form = await request.post()
         except web.HTTPRequestEntityTooLarge:
-            raise ApiError(413, "Request Entity Too Large") from None
+            raise ApiError(413, TOO_LARGE) from None
         for name, value in form.items():
             if isinstance(value, web.FileField):
                 content = value.file.read()
+                if len(content) > UPLOAD_LIMIT:
+                    raise ApiError(413, TOO_LARGE)
                 files[name] = UploadedFile(value.filename, content, value.content_type)
             elif isinstance(value, bytes):
                 raw[name] = value.decode("utf-8", "replace")
@@ -75,7 +87,7 @@ class ApiServer:
         self._faults = faults
 
     def application(self) -> web.Application:
-        app = web.Application(client_max_size=MAX_UPLOAD_BYTES)
+        app = web.Application(client_max_size=_MAX_BODY_BYTES)
         app.router.add_route("*", "/bot{token}/{method}", self._handle)
         app.router.add_route("GET", "/file/bot{token}/{folder}/{file_id}", self._download)
         app.router.add_route("*", "/{tail:.*}", self._unknown_path)

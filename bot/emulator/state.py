@@ -15,6 +15,9 @@ from bot.emulator.wakeup import Signal
 
 # Telegram refuses to delete any message older than this.
 DELETE_WINDOW_SECONDS = 48 * 3600
+# The kinds a bot gets only when it names them in allowed_updates; an empty list (or none
+# ever given) means every other kind (https://core.telegram.org/bots/api#getupdates).
+DEFAULT_OFF_UPDATES = frozenset({"chat_member", "message_reaction", "message_reaction_count"})
 
 MessagePredicate = Callable[["SentMessage"], bool]
 MessageEvent = Literal["sent", "edited", "deleted"]
@@ -82,14 +85,18 @@ class User:
     id: int
     first_name: str
     language_code: str
+    is_premium: bool = False
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "id": self.id,
             "is_bot": False,
             "first_name": self.first_name,
             "language_code": self.language_code,
         }
+        if self.is_premium:
+            out["is_premium"] = True  # Telegram leaves the field out otherwise
+        return out
 
 
 @dataclass(slots=True)
@@ -161,16 +168,29 @@ class UpdateQueue:
         self._pending: deque[dict[str, Any]] = deque()
         self._next_id = 1
         self.changed = Signal()
-        # The bot's last allowed_updates (None: every type); Telegram keeps it between polls.
+        # The bot's last allowed_updates (None: the default set); Telegram keeps it between
+        # polls and applies it to updates made after the call, not to those already queued.
         self.allowed: frozenset[str] | None = None
 
     def __len__(self) -> int:
         return len(self._pending)
 
+    def subscribe(self, kinds: list[Any] | None) -> frozenset[str] | None:
+        """allowed_updates as given to getUpdates or setWebhook: left out keeps the last
+        choice, an empty list goes back to the default set."""
+        if kinds is not None:
+            self.allowed = frozenset(str(kind) for kind in kinds) or None
+        return self.allowed
+
+    def accepts(self, kind: str) -> bool:
+        if self.allowed is None:
+            return kind not in DEFAULT_OFF_UPDATES
+        return kind in self.allowed
+
     def push(self, kind: str, payload: dict[str, Any]) -> dict[str, Any]:
         update = {"update_id": self._next_id, kind: payload}
         self._next_id += 1
-        if self.allowed is not None and kind not in self.allowed:
+        if not self.accepts(kind):
             return update  # Telegram never delivers a type the bot did not subscribe to
         self._pending.append(update)
         self.changed.notify()
@@ -234,6 +254,7 @@ class PendingCallback:
     chat_id: int
     message_id: int
     user_id: int
+    at: float = 0.0  # by the emulator's clock: the query expires after a short while
 
 
 @dataclass

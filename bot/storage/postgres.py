@@ -20,7 +20,6 @@ from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import asyncpg
 
@@ -37,6 +36,7 @@ from bot.storage.backend import (
 )
 from bot.storage.database import split_statements
 from bot.storage.dialect import to_postgres
+from bot.storage.pg_url import display_name
 
 log = logging.getLogger(__name__)
 
@@ -60,12 +60,6 @@ _VACUUM_ATTEMPTS = 6
 _VACUUM_PAUSE = 0.05  # seconds, doubling: about 3 s in all
 _VACUUM_LOCK_TIMEOUT = "2s"
 _KEPT_DEAD = re.compile(r"(\d+) dead row versions cannot be removed yet")
-
-
-def display_name(url: str) -> str:
-    """host/database, for messages: never the user or password."""
-    parts = urlsplit(url)
-    return f"{parts.hostname or 'localhost'}{parts.path or '/'}"
 
 
 def _changed(status: str) -> int:

@@ -12,6 +12,8 @@
   is stopping cannot send later anyway, and a 30 s pause must not hold up the stop.
 - 5xx and timeouts (`NetworkError`, `TimedOut`): retried with exponential backoff.
 - 400/403 and the like are final and reach the caller; 403 marks the person inactive there.
+- 413 Request Entity Too Large (an upload past Telegram's 50 MB) is final too: PTB raises it
+  as a plain `NetworkError`, but the same bytes are refused the same way every time.
 
 A timed-out send may have reached Telegram; retrying it can show a message twice. For
 replies we accept that: a duplicate is better than a lost crisis reply. A send marked
@@ -45,6 +47,15 @@ class SendStopped(TelegramError, SteadyError):
 
     def __init__(self) -> None:
         super().__init__("stopping: the send was given up during a pause")
+
+
+# How Telegram (its JSON description) and PTB (the bare HTTP phrase) word a 413.
+_TOO_LARGE = "request entity too large"
+
+
+def is_too_large(exc: TelegramError) -> bool:
+    """An upload Telegram refused for its size: sending it again cannot succeed."""
+    return _TOO_LARGE in exc.message.lower()
 
 
 def retry_seconds(exc: RetryAfter) -> float:
@@ -156,7 +167,7 @@ class SendPolicy(BaseRateLimiter[int]):
             except BadRequest:
                 raise
             except NetworkError as exc:
-                if attempt == self._attempts:
+                if attempt == self._attempts or is_too_large(exc):
                     raise
                 if isinstance(exc, TimedOut) and rate_limit_args == AT_MOST_ONCE:
                     raise

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import base64
 import io
+import random
 from datetime import timedelta
 
+import pytest
 from PIL import Image, PngImagePlugin
 from pypdf import PdfReader
 
+from bot.core import telegram_text
 from bot.emulator import SentMessage
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
@@ -345,3 +348,91 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     assert "Offer my notes when I doubt myself: off" in labels(settings)  # edited in place
     person = await bot.services.people.load(USER)
     assert person is not None and not person.profile.record_offers
+
+
+async def test_a_long_premium_caption_is_cut_so_the_file_can_always_be_shown(
+    bot: BotUnderTest,
+) -> None:
+    """Premium users may send a caption of up to 4,096 characters; a bot may send back
+    only 1,024. The stored caption is cut at a word for the file, and given whole after it
+    (issue 23: before, "Show files" failed with 400 every time)."""
+    await bot.onboard()
+    await new_entry(bot)
+    await bot.send("yesterday 21:30")
+    await bot.next(containing="Noted")
+    words = "the broken door and the hallway mirror " * 60  # ~2,340 characters
+    bot.emu.user_is_premium(USER)
+    await bot.send(photo_bytes=photo_bytes(), caption="  " + words + "  ")
+    await bot.next(containing="Kept with this entry")
+    await bot.send("/record list")
+    listing = await bot.next(containing="newest first")
+    await bot.press(listing, "1")
+    entry = await bot.next(containing="Happened:")
+    await bot.press(entry, "Show files")
+    shown = await bot.next(predicate=lambda m: m.document is not None)
+    assert shown.document is not None and shown.document.caption is not None
+    caption = shown.document.caption
+    assert len(caption) <= 1024 and caption.endswith("…")
+    assert words.strip().startswith(caption[:-1].rstrip())
+    whole = await bot.next(containing="hallway mirror")
+    assert whole.text == words.strip() and whole.protect_content
+    assert "Hide" in labels(whole)
+
+
+def big_photo(seed: int) -> bytes:
+    """A phone photo at full size, in miniature: random pixels compress worst."""
+    rng = random.Random(seed)
+    pixels = bytes(rng.getrandbits(8) for _ in range(2400 * 1800 * 3 // 64))
+    image = Image.frombytes("RGB", (300, 225), pixels).resize((2400, 1800))
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=95)
+    return out.getvalue()
+
+
+async def test_an_export_over_the_upload_limit_comes_in_parts_with_photos_scaled(
+    bot: BotUnderTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27, finding 10: twenty phone photos made a 500 MB export Telegram refuses.
+    Photos are scaled as they are opened, and a file over the limit (injected small here)
+    comes in parts of whole entries, each under it."""
+    await bot.onboard()
+    photos = [big_photo(n) for n in range(2)]
+    for photo in photos:
+        await new_entry(bot)
+        await bot.send("yesterday 21:30")
+        await bot.next(containing="Noted")
+        await bot.send(photo_bytes=photo, caption="the door")
+        await bot.next(containing="Kept with this entry")
+    sent = bot.emu.sent_count(USER)
+    await bot.send("/record")
+    menu = await bot.next(containing="Entries so far: 2")
+    whole = await record_export_size(bot, menu)
+    limit = whole * 2 // 3
+    monkeypatch.setattr(telegram_text, "EXPORT_PART_LIMIT", limit)
+    await bot.press(menu, "Copy for an advocate")
+    first = await bot.next(predicate=lambda m: m.document is not None)
+    second = await bot.next(predicate=lambda m: m.document is not None)
+    parts = [first.document, second.document]
+    assert [p.filename.rsplit("-", 3)[1:] for p in parts if p] == [
+        ["1", "of", "2.md"],
+        ["2", "of", "2.md"],
+    ]
+    for part in parts:
+        assert part is not None and len(part.data) <= limit
+        markdown = part.data.decode()
+        assert markdown.count("## Happened") == 1  # one whole entry in each
+        encoded = markdown.split(";base64,")[1].split(")")[0]
+        with Image.open(io.BytesIO(base64.b64decode(encoded))) as image:
+            assert max(image.size) <= 1600  # scaled from 2400
+        assert len(encoded) * 3 // 4 < min(len(p) for p in photos) / 2
+    assert bot.emu.sent_count(USER) > sent
+
+
+async def record_export_size(bot: BotUnderTest, menu: SentMessage) -> int:
+    """The size of the whole export as one file, sent and removed again."""
+    await bot.press(menu, "Copy for an advocate")
+    whole = await bot.next(predicate=lambda m: m.document is not None)
+    assert whole.document is not None and "-of-" not in whole.document.filename
+    await bot.press(whole, "Remove this file from the chat")
+    await bot.settle()
+    return len(whole.document.data)

@@ -115,6 +115,14 @@ WEBHOOK = {
         ({**WEBHOOK, "BOT_WEBHOOK_SECRET": "no spaces!"}, "BOT_WEBHOOK_SECRET must be 1-256"),
         ({**WEBHOOK, "BOT_WEBHOOK_URL": "http://bot.example.org/x"}, "must be an https:// URL"),
         ({**WEBHOOK, "BOT_WEBHOOK_LISTEN": "8080"}, "BOT_WEBHOOK_LISTEN must be host:port"),
+        (
+            {**WEBHOOK, "BOT_WEBHOOK_URL": "https://bot.example.org:8080/hook"},
+            "must use a port Telegram posts to: 443, 80, 88 or 8443",
+        ),
+        (
+            {**WEBHOOK, "BOT_WEBHOOK_URL": "https://bot.example.org:x/hook"},
+            "must use a port Telegram posts to",
+        ),
         ({**WEBHOOK, "BOT_WEBHOOK_LISTEN": "h:99999"}, "BOT_WEBHOOK_LISTEN must be host:port"),
         (
             {k: v for k, v in WEBHOOK.items() if "DATABASE" not in k},
@@ -164,6 +172,27 @@ def test_scale_out_settings() -> None:
         dotenv=None,
     )
     assert local.webhook_url == "http://127.0.0.1:8081/hook"
+
+
+@pytest.mark.parametrize("port", ["", ":443", ":80", ":88", ":8443"])
+def test_telegrams_webhook_ports_are_taken(port: str) -> None:
+    url = f"https://bot.example.org{port}/hook"
+    assert load_settings({**WEBHOOK, "BOT_WEBHOOK_URL": url}, dotenv=None).webhook_url == url
+
+
+def test_webhook_set_on_another_port_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    """Issue 23: `webhook set` took https://host:8080/..., which Telegram refuses."""
+    env = {
+        **WEBHOOK,
+        "TELEGRAM_BOT_TOKEN": GOOD_TOKEN,
+        "BOT_DATA_DIR": str(tmp_path / "data"),
+        "BOT_WEBHOOK_URL": "https://bot.example.org:8080/hook",
+    }
+    result = run_cli(env, "webhook", "set", cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "443, 80, 88 or 8443" in line
+    assert "pg-secret-canary" not in result.stderr
 
 
 def test_wrong_master_key_is_one_line(tmp_path: Path) -> None:

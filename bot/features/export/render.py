@@ -16,7 +16,7 @@ document of n lines fills exactly ceil(n / LINES_PER_PAGE) pages, which the test
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
 from typing import TYPE_CHECKING
@@ -27,6 +27,7 @@ from bot.content.texts import Tx
 from bot.core import local_format
 from bot.core.export_parts import ExportEntry, ExportPart
 from bot.features.checkins.journal import JournalService
+from bot.features.export.parts import build_in_parts
 from bot.features.export.pdf_text import (
     FONT,
     HEADING,
@@ -302,12 +303,26 @@ def pdf_lines(doc: ExportDocument, pdf: FPDF | None = None) -> list[PdfLine]:
     return layout.lines + rest
 
 
-def build_pdf(doc: ExportDocument) -> bytes:
+def markdown_parts(doc: ExportDocument, limit: int) -> list[bytes]:
+    """The Markdown file, cut between lines into parts each under `limit` bytes."""
+    lines = build_markdown(doc).split("\n")
+    return build_in_parts(lines, lambda part: "\n".join(part).encode(), limit)
+
+
+def pdf_parts(doc: ExportDocument, limit: int) -> list[bytes]:
+    """The PDF, cut between lines into parts each under `limit` bytes."""
+    lines = pdf_lines(doc)
+    return build_in_parts(lines, lambda part: build_pdf(doc, part), limit)
+
+
+def build_pdf(doc: ExportDocument, lines: Sequence[PdfLine] | None = None) -> bytes:
+    """The whole document, or only `lines` of it (a part)."""
     from fpdf.enums import XPos, YPos  # noqa: PLC0415 - heavy, first PDF only
 
     pdf = new_pdf(_texts(doc))
     pdf.set_title(doc.title)
-    lines = pdf_lines(doc, pdf)
+    if lines is None:
+        lines = pdf_lines(doc, pdf)
     pdf.add_page()
     for line in lines:
         pdf.set_font(FONT, line.style, line.size)

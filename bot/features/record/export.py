@@ -10,17 +10,21 @@ data URIs (one file to hand over); files that are not images are listed by name.
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import dataclasses
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from PIL import Image, UnidentifiedImageError
+from PIL import Image
 
 from bot.content.texts import Tx
 from bot.features.export import pdf_text
 from bot.features.export import render as export
+from bot.features.export.parts import build_in_parts, scaled_image
 from bot.features.record.dates import happened_label, written_label
 from bot.features.record.service import FILES, TEXT_STEPS, RecordService
 from bot.people.service import Person
@@ -71,15 +75,6 @@ class RecordDocument:
     replaced_note: str
 
 
-def is_image(data: bytes) -> bool:
-    try:
-        with Image.open(io.BytesIO(data)) as image:
-            image.verify()
-    except (UnidentifiedImageError, OSError, ValueError, SyntaxError):
-        return False
-    return True
-
-
 def _mime(data: bytes) -> str:
     with Image.open(io.BytesIO(data)) as image:
         kind = (image.format or "png").lower()
@@ -116,7 +111,10 @@ async def collect(
             )
             if attachment.caption:
                 label += f": {attachment.caption}"
-            image = data if data is not None and is_image(data) else None
+            # One photo at full size at a time: scaled (or dropped) before the next is opened.
+            # Off the event loop: decoding a phone photo takes a second or more.
+            image = await asyncio.to_thread(scaled_image, data) if data is not None else None
+            del data
             files.append(DocFile(label, attachment.mime, image))
         entries.append(
             DocEntry(
@@ -145,6 +143,22 @@ def filename(day: date, extension: str) -> str:
 
 
 # --- Markdown ---------------------------------------------------------------------------
+
+
+def _part(doc: RecordDocument, entries: Sequence[DocEntry]) -> RecordDocument:
+    return dataclasses.replace(doc, entries=tuple(entries))
+
+
+def markdown_parts(doc: RecordDocument, limit: int) -> list[bytes]:
+    """The Markdown file, in parts of whole entries each under `limit` bytes."""
+    return build_in_parts(
+        doc.entries, lambda entries: build_markdown(_part(doc, entries)).encode(), limit
+    )
+
+
+def pdf_parts(doc: RecordDocument, limit: int) -> list[bytes]:
+    """The PDF, in parts of whole entries each under `limit` bytes."""
+    return build_in_parts(doc.entries, lambda entries: build_pdf(_part(doc, entries)), limit)
 
 
 def build_markdown(doc: RecordDocument) -> str:

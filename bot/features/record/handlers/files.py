@@ -13,9 +13,12 @@ from telegram.constants import FileSizeLimit
 from telegram.error import TelegramError
 from telegram.ext import ApplicationHandlerStop
 
+from bot.core import telegram_text
 from bot.core.buttons import Rows
 from bot.core.callbacks import RecordButton
 from bot.core.state import AMEND_STEP, record_state
+from bot.core.telegram_text import split_caption
+from bot.features.export.parts import part_name
 from bot.features.export.render import zone_of
 from bot.features.record import export as record_export
 from bot.features.record import views
@@ -94,17 +97,21 @@ async def send_files(context: Context, person: Person, entry_id: str) -> None:
         if data is None:
             continue
         name = attachment.name or f"file-{index}"
+        # A Premium user's caption may be longer than a bot may send: cut, so the file can
+        # always be shown, with the whole caption as the message after it.
+        caption, whole = split_caption(attachment.caption or "")
+        hide = [[(context.tx("record.btn_hide"), RecordButton("rmx").encode())]]
         hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
         sent = await context.bot.send_document(
             person.chat_id,
             InputFile(io.BytesIO(data), filename=name),
-            caption=attachment.caption or None,
+            caption=caption or None,
             protect_content=True,
-            reply_markup=keyboard(
-                [[(context.tx("record.btn_hide"), RecordButton("rmx").encode())]]
-            ),
+            reply_markup=keyboard(hide),
         )
         await remember(context.services, person, sent)
+        if whole is not None:
+            await tell(context, person, whole, hide, protect=True)
 
 
 def file_of(message: Message) -> tuple[str, int, FileIn] | None:
@@ -148,22 +155,27 @@ async def send_record_export(context: Context, person: Person, *, pdf: bool) -> 
     )
     day = now.astimezone(zone_of(person)).date()
     remove = (tx("record.btn_remove_export"), RecordButton("rmx").encode())
+    limit = telegram_text.EXPORT_PART_LIMIT  # read here: one place, and tests lower it
     if pdf:
-        data = await asyncio.to_thread(record_export.build_pdf, doc)
+        parts = await asyncio.to_thread(record_export.pdf_parts, doc, limit)
         name, caption = record_export.filename(day, "pdf"), tx("record.export_caption_pdf")
         rows: Rows = [[remove]]
     else:
-        data = record_export.build_markdown(doc).encode()
+        parts = await asyncio.to_thread(record_export.markdown_parts, doc, limit)
         name = record_export.filename(day, "md")
         caption = views.word(tx, person.profile.neutral_wording, "export_caption")
         rows = [[(tx("record.btn_pdf"), RecordButton("pdf").encode())], [remove]]
-    hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
-    sent = await context.bot.send_document(
-        person.chat_id,
-        InputFile(io.BytesIO(data), filename=name),
-        caption=caption,
-        reply_markup=keyboard(rows),
-        protect_content=True,
-    )
-    await remember(context.services, person, sent)
+    del doc  # the opened entries and photos: only the parts are needed now
+    count = len(parts)
+    for index in range(1, count + 1):
+        data = parts.pop(0)  # each part leaves memory once it is sent
+        hold_if_cover(context, person.chat_id)  # a slow file may outlast a panic
+        sent = await context.bot.send_document(
+            person.chat_id,
+            InputFile(io.BytesIO(data), filename=part_name(name, index, count)),
+            caption=caption,
+            reply_markup=keyboard(rows),
+            protect_content=True,
+        )
+        await remember(context.services, person, sent)
     return True

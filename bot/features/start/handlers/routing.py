@@ -64,7 +64,8 @@ class UpdateRouter:
         message = update.effective_message
         chat = update.effective_chat
         if update.callback_query is not None:
-            await update.callback_query.answer()
+            with contextlib.suppress(BadRequest):  # "query is too old" after a backlog
+                await update.callback_query.answer()
         elif message is not None and chat is not None and (message.text or "").startswith("/"):
             await say(context, chat.id, context.tx("groups.private_only"))
         raise ApplicationHandlerStop
@@ -147,7 +148,8 @@ class UpdateRouter:
             return
         found = self.router.callback_route(query.data or "")
         if found is None:
-            await query.answer(context.tx("fallback.stale_button"))
+            with contextlib.suppress(BadRequest):  # "query is too old" after a backlog
+                await query.answer(context.tx("fallback.stale_button"))
             return
         route, arg = found
         with contextlib.suppress(BadRequest):  # "query is too old" after a backlog:
