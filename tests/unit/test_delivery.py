@@ -34,11 +34,11 @@ from bot.features.checkins.schedule import DailySchedule
 from bot.features.checkins.views import render_page
 from bot.people.service import PeopleService, Person, Profile
 from bot.storage.database import Database
-from bot.storage.deliveries import DeliveryRow, DeliveryStore
+from bot.storage.deliveries import DeliveryRow, DeliveryStore, Version
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
-from bot.transport.send_outcome import Delivered, SendOutcome, outcome_of
+from bot.transport.send_outcome import Delivered, Failure, SendOutcome, Undelivered, outcome_of
 
 UTC = dt.UTC
 PROMPTS = load_content().prompts
@@ -259,6 +259,45 @@ async def test_shutdown_releases_claims_whose_send_never_started(world: World) -
     report = await world.dispatcher().run_once()
     assert report.sent == 7
     assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
+
+
+async def test_a_send_stopped_in_a_pause_is_released_and_sent_after_the_restart(
+    world: World,
+) -> None:
+    # Shutdown during a 429 pause: the transport says "stopped", so it certainly did not
+    # go out; like a send that never started, its claim is put back, not recorded failed.
+    people = [await world.add(user) for user in range(1, 4)]
+
+    async def stopping(claim: Claim) -> SendOutcome:
+        world.running = False  # Application.stop() ends the pause
+        return Undelivered(Failure.STOPPED, "SendStopped")
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(stopping, concurrency=1).run_once()
+    assert (report.sent, report.failed, report.released) == (0, 0, 3)
+    assert await statuses(world) == {}
+    world.running = True
+    report = await world.dispatcher().run_once()
+    assert report.sent == 3
+    assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
+
+
+async def test_re_reads_before_sends_are_taken_together(world: World) -> None:
+    # Each send re-reads its person first; those whose turn comes at once share a query.
+    for user in range(1, 65):
+        await world.add(user)
+    asked: list[int] = []
+    current = world.store.current
+
+    async def counting(ids: list[str]) -> dict[str, Version]:
+        asked.append(len(ids))
+        return await current(ids)
+
+    world.store.current = counting  # type: ignore[method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(concurrency=16).run_once()
+    assert report.sent == 64 and sum(asked) == 64
+    assert len(asked) <= 64 // 4, asked
 
 
 async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: World) -> None:
