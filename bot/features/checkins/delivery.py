@@ -83,6 +83,8 @@ __all__ = ["GRACE", "Claim", "Dispatcher", "PassReport", "concurrency_for", "rat
 log = logging.getLogger(__name__)
 
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
+# Re-reads taken together at most (a query's host parameters stay far below the limits).
+_REREAD_MOST = 256
 
 
 class _Rereads:
@@ -102,7 +104,12 @@ class _Rereads:
             return await future
         waiting = self._waiting = {}
         try:
-            await asyncio.sleep(0)  # the others whose turn came now join this read
+            # The others whose turn comes join while they keep coming, turn after turn
+            # (answers from Telegram arrive spread over a few turns of the loop).
+            joined = -1
+            while joined != len(waiting) and len(waiting) < _REREAD_MOST:
+                joined = len(waiting)
+                await asyncio.sleep(0)
         finally:
             self._waiting = None
         try:
