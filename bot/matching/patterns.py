@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bot.core.errors import SteadyError
 from bot.matching.normal import forms
@@ -99,7 +100,24 @@ def _regex_of(alternatives: list[tuple[str, bool]]) -> str:
     return parts[0] if len(parts) == 1 else "(?:" + "|".join(parts) + ")"
 
 
+_MACRO_NAME = re.compile(r"@([^\s|\[\]]+)")
+
+
 def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
+    # Content is validated and then built, each compiling every pattern: the second costs
+    # nothing. The key holds the word lists the pattern names, so an edited list recompiles.
+    given = macros or {}
+    used = tuple(
+        (name, tuple(given[name]))
+        for name in sorted(set(_MACRO_NAME.findall(pattern)))
+        if name in given
+    )
+    return _compile(pattern, used)
+
+
+@lru_cache(maxsize=16_384)
+def _compile(pattern: str, used: tuple[tuple[str, tuple[str, ...]], ...]) -> Compiled:
+    macros: Macros = {name: list(words) for name, words in used}
     positions = pattern.split()
     tier: int | None = None
     if positions and re.fullmatch(r"=[12]", positions[-1]):
@@ -135,7 +153,7 @@ def compile_pattern(pattern: str, macros: Macros | None = None) -> Compiled:
         inner = position[1:-1] if optional else position
         if not inner or any(c in inner for c in "[]"):
             raise PatternError(f"{position!r}: brackets must wrap a whole position")
-        alternatives = _alternatives(inner, macros or {})
+        alternatives = _alternatives(inner, macros)
         words.extend(text for text, is_stem in alternatives if not is_stem)
         stems.extend(text for text, is_stem in alternatives if is_stem)
         # A phrase may trail off across a sentence end ("nobody would miss me... ever").

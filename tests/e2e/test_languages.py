@@ -24,7 +24,7 @@ from bot.emulator import BotApiEmulator, SentMessage
 from bot.features.checkins.handlers import JOB_NAME
 from bot.geo import lookup as geo
 from bot.logs import pin_noisy_loggers
-from tests.conftest import USER, BotUnderTest, buttons_of, make_settings
+from tests.conftest import USER, BotUnderTest, buttons_of, make_settings, shared_content
 from tests.e2e.jobs import pause_every_job, run_every_job
 from tests.locale_fill import LANGUAGES, complete_content, english_sentences, shown
 
@@ -49,7 +49,7 @@ def every_language(tmp_path_factory: pytest.TempPathFactory) -> Content:
 def english() -> set[str]:
     global _ENGLISH  # noqa: PLW0603
     if _ENGLISH is None:
-        _ENGLISH = english_sentences(load_content())
+        _ENGLISH = english_sentences(shared_content())
     return _ENGLISH
 
 

@@ -114,7 +114,7 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
     buttons (issue 23)."""
     process = _start_sandbox(tmp_path)
     assert process.stdin is not None and process.stdout is not None
-    watchdog = threading.Timer(60, process.kill)
+    watchdog = threading.Timer(2 * START_SECONDS, process.kill)
     watchdog.start()
     seen: list[str] = []
 
@@ -149,7 +149,7 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
         type_line(f":reply {menu_id} hola")
         read_until(f"replying to #{menu_id}")
         type_line(":quit")
-        assert process.wait(timeout=30) == 0
+        assert process.wait(timeout=START_SECONDS) == 0
     finally:
         watchdog.cancel()
         if process.poll() is None:

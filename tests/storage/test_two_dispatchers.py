@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import asyncpg
 import pytest
 
-from bot.content.loader import load_content
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
 from bot.features.checkins.delivery import Dispatcher
@@ -27,9 +26,10 @@ from bot.storage.engines import open_data_database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.people import PeopleStore
 from bot.transport.send_outcome import Delivered, SendOutcome
+from tests.conftest import shared_content
 from tests.postgres import fresh_schemas
 
-PROMPTS = load_content().prompts
+PROMPTS = shared_content().prompts
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
 
 

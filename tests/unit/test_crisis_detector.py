@@ -48,9 +48,11 @@ REQUIRED = {
 }  # fmt: skip
 
 
+@functools.cache
 def _raw_terms() -> Any:
+    # Read once: hypothesis draws call this for every example. Callers that change it copy.
     with TERMS_FILE.open(encoding="utf-8") as handle:
-        return yaml.safe_load(handle)
+        return yaml.load(handle, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 @functools.cache
@@ -83,6 +85,7 @@ def _must_trigger() -> list[tuple[int, CrisisKind, int, str]]:
 _SYNTAX = re.compile(r"[*|\[\]@^$=<>]|\.\.|_")
 
 
+@functools.cache
 def _literal_terms() -> list[tuple[str, CrisisKind, str]]:
     """Patterns that are plain phrases (no pattern syntax), with their category's kind."""
     raw = _raw_terms()

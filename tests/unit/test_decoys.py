@@ -9,12 +9,13 @@ from pathlib import Path
 import pytest
 
 from bot.content.decoys import MIN_ENTRIES, MORE_PER_DAY, Decoys, start_sequence
-from bot.content.loader import check_content, content_dir, load_content
+from bot.content.loader import check_content, content_dir
+from tests.conftest import shared_content
 
 
 @pytest.fixture(scope="module")
 def decoys() -> Decoys:
-    return load_content().decoys
+    return shared_content().decoys
 
 
 @pytest.fixture

@@ -15,7 +15,6 @@ from telegram.error import BadRequest
 import bot.features.checkins.claims as claims
 import bot.features.checkins.delivery as delivery
 import bot.features.checkins.policy as policy
-from bot.content.loader import load_content
 from bot.content.prompt_model import Prompt
 from bot.core.clock import ManualClock
 from bot.core.telegram_text import utf16_len
@@ -39,9 +38,10 @@ from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
 from bot.transport.send_outcome import Delivered, Failure, SendOutcome, Undelivered, outcome_of
+from tests.conftest import shared_content
 
 UTC = dt.UTC
-PROMPTS = load_content().prompts
+PROMPTS = shared_content().prompts
 LONDON_0730 = DailySchedule(dt.time(7, 30), "Europe/London", frozenset(range(7)))
 
 

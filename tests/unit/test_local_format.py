@@ -6,13 +6,13 @@ from datetime import date, datetime, time
 
 import pytest
 
-from bot.content.loader import load_content
 from bot.content.locales import endonym
 from bot.content.places import name_in
 from bot.core import local_format
 from bot.core.callbacks import LanguageButton, SettingsButton
 from bot.features.setup.views import language_view, settings_view
 from bot.people.service import Profile
+from tests.conftest import shared_content
 
 
 @pytest.mark.parametrize(
@@ -45,7 +45,7 @@ def test_times_and_dates_follow_the_locale() -> None:
 
 
 def test_countries_and_languages_named_in_their_language() -> None:
-    book = load_content().helplines
+    book = shared_content().helplines
     assert name_in("DE", book, "es") == "Alemania"
     assert name_in("GB", book, "en") == "United Kingdom"
     assert name_in("GB-SCT", book, "fr") != "Scotland"  # the part's own name in French

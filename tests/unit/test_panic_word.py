@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.content.loader import Content, load_content
+from bot.content.loader import Content
 from bot.content.panic_word import (
     MAX_CHARS,
     MAX_MESSAGE_CHARS,
@@ -22,13 +22,14 @@ from bot.content.panic_word import (
     derive_word_key,
     word_digest,
 )
+from tests.conftest import shared_content
 
 DATA_KEY = bytes(range(32))
 
 
 @pytest.fixture(scope="module")
 def content() -> Content:
-    return load_content()
+    return shared_content()
 
 
 def words(panic: str = "blueberry pancakes", back: str | None = "lemon tart") -> PanicWords:

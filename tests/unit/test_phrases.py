@@ -17,8 +17,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bot.content.loader import check_content, content_dir, load_content
+from bot.content.loader import check_content, content_dir
 from bot.content.phrases import PhraseMatcher, validate_cancel, validate_signal
+from tests.conftest import shared_content
 from tests.reporting import report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ class Case:
 
 @functools.cache
 def matcher() -> PhraseMatcher:
-    return load_content().phrases
+    return shared_content().phrases
 
 
 @functools.cache

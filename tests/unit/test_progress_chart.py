@@ -19,11 +19,11 @@ from matplotlib.lines import Line2D
 from matplotlib.text import Text
 from PIL import Image
 
-from bot.content.loader import load_content
 from bot.content.urge_model import UrgeEvent
 from bot.features.progress.chart import ChartData, ChartLabels, ChartRenderer, MoodRating, plot_data
 from bot.features.progress.drawing import build_figure, render_png, warm_up
 from bot.features.progress.no_contact import DayStretch
+from tests.conftest import shared_content
 
 LONDON = ZoneInfo("Europe/London")
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=LONDON)
@@ -38,7 +38,7 @@ def _warm() -> None:
 
 @pytest.fixture(scope="module")
 def labels() -> ChartLabels:
-    return ChartLabels.from_texts(load_content().texts, "en_GB")
+    return ChartLabels.from_texts(shared_content().texts, "en_GB")
 
 
 def sample() -> ChartData:

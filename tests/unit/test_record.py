@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 from pypdf import PdfReader
 
-from bot.content.loader import Content, load_content
+from bot.content.loader import Content
 from bot.core.callbacks import RecordButton
 from bot.core.state import RecordState, decode_state, record_state
 from bot.core.telegram_text import CALLBACK_DATA_LIMIT
@@ -39,6 +39,7 @@ from bot.features.record.service import (
     next_step,
     should_offer,
 )
+from tests.conftest import shared_content
 from tests.reporting import report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,7 +51,7 @@ ENTRY = "ab" * 12
 
 @functools.cache
 def content() -> Content:
-    return load_content()
+    return shared_content()
 
 
 # --- typed dates ------------------------------------------------------------------------

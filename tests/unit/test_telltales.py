@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from bot.content.decoys import LANGUAGES
-from bot.content.loader import load_content
 from bot.matching.crisis import normalize
+from tests.conftest import shared_content
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "telltale_words.tsv"
 # Telegram's limit for a command description. Source:
@@ -82,7 +82,7 @@ def test_matcher_finds_the_tell_tales_the_issue_names(telltales: Telltales) -> N
 
 
 def test_neutral_menu_has_no_tell_tales(telltales: Telltales) -> None:
-    texts = load_content().texts
+    texts = shared_content().texts
     menu = texts.data["command_menu"]
     for name in menu:
         key = f"command_menu_neutral.{name}"
@@ -96,14 +96,14 @@ def test_neutral_menu_has_no_tell_tales(telltales: Telltales) -> None:
 
 
 def test_default_menu_names_no_crisis_abuse_or_deletion(telltales: Telltales) -> None:
-    texts = load_content().texts
+    texts = shared_content().texts
     for name in texts.data["command_menu"]:
         description = texts(f"commands.{name}")
         assert telltales.found(description, ("alarm",)) == [], (name, description)
 
 
 def decoy_texts() -> Iterator[tuple[str, str, str]]:
-    for theme, voices in load_content().decoys.themes.items():
+    for theme, voices in shared_content().decoys.themes.items():
         for language, voice in voices.items():
             singles = [voice.label, voice.message, voice.welcome]
             for text in [*singles, *voice.more, *voice.enough, *voice.entries]:
@@ -120,7 +120,7 @@ def test_no_decoy_text_has_a_tell_tale(telltales: Telltales) -> None:
 
 
 def test_the_three_themes_are_there_in_every_language() -> None:
-    themes = load_content().decoys.themes
+    themes = shared_content().decoys.themes
     assert {"quote", "recipe", "word"} <= set(themes)
     for voices in themes.values():
         assert set(voices) == set(LANGUAGES)

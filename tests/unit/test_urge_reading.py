@@ -7,7 +7,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bot.content.loader import load_content
 from bot.content.urge_model import (
     READING_KEYS,
     READING_PERIOD,
@@ -16,6 +15,7 @@ from bot.content.urge_model import (
     read_progress,
     reading_text,
 )
+from tests.conftest import shared_content
 
 NOW = datetime(2026, 12, 1, 20, 0, tzinfo=UTC)
 
@@ -119,14 +119,14 @@ def test_summaries_hold_the_figures() -> None:
 
 @pytest.mark.parametrize("reading_key", READING_KEYS)
 def test_every_sentence_is_kind(reading_key: str) -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     text = tx(f"progress.reading.{reading_key}").lower()
     for word in ("fail", "should", "relapse", "weak ", "again you", "only ", "but you", "gave in"):
         assert word not in text, (reading_key, word)
 
 
 def test_reading_text_is_the_sentence_for_the_key() -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     reading = read_progress(period([4, 4, 5, 4]) + period([6, 7, 6, 6], previous=True), now=NOW)
     assert reading_text(tx, reading) == tx("progress.reading.weaker")
     assert "weaker" in reading_text(tx, reading)
@@ -143,7 +143,7 @@ def test_strengths_out_of_range_are_refused() -> None:
 
 def test_check_back_line_follows_the_two_numbers() -> None:
     assert [check_back_key(8, a) for a in (3, 7, 8, 9)] == ["lower", "lower", "same", "higher"]
-    tx = load_content().texts
+    tx = shared_content().texts
     for before, after in ((8, 3), (5, 5), (4, 6)):
         line = tx(f"urge.followup.{check_back_key(before, after)}").lower()
         assert "fail" not in line and "should" not in line

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.content.loader import check_content, content_dir, load_content
+from bot.content.loader import check_content, content_dir
 from bot.content.urge_model import FOLLOW_UP_DELAY, TRIGGERS
 from bot.content.urge_texts import (
     FILE,
@@ -19,6 +19,7 @@ from bot.content.urge_texts import (
     surf_steps,
     trigger_buttons,
 )
+from tests.conftest import shared_content
 
 # Words a watcher reading a notification preview must not see.
 TELLING = ("urge", "contact", "message", "send", "sent", "him", "her", "them", "draft", "pull")
@@ -47,12 +48,12 @@ def line_of(file: Path, needle: str) -> int:
 
 
 def test_shipped_texts_have_every_key() -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     assert all(tx.has(key) for key in TEXT_KEYS)
 
 
 def test_triggers_are_offered_in_order_with_their_labels() -> None:
-    buttons = trigger_buttons(load_content().texts)
+    buttons = trigger_buttons(shared_content().texts)
     assert [t for t, _ in buttons] == list(TRIGGERS)
     labels = dict(buttons)
     assert labels["message"] == "A message from them"
@@ -61,7 +62,7 @@ def test_triggers_are_offered_in_order_with_their_labels() -> None:
 
 
 def test_surf_steps_come_one_at_a_time_in_order() -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     steps = surf_steps(tx)
     assert len(steps) >= MIN_SURF_STEPS
     assert steps[0] == tx("urge.surf.step1")
@@ -71,7 +72,7 @@ def test_surf_steps_come_one_at_a_time_in_order() -> None:
 
 
 def test_follow_up_promise_carries_the_delay() -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     minutes = int(FOLLOW_UP_DELAY.total_seconds() // 60)
     assert tx("urge.followup.promise", minutes=minutes) == "I'll check back in 20 minutes."
     assert tx("urge.followup.compare", before=8, after=3) == "Before: 8   Now: 3"
@@ -79,7 +80,7 @@ def test_follow_up_promise_carries_the_delay() -> None:
 
 @pytest.mark.parametrize("key", LOCK_SCREEN)
 def test_lock_screen_messages_have_a_neutral_twin_that_tells_nothing(key: str) -> None:
-    tx = load_content().texts
+    tx = shared_content().texts
     neutral = lock_screen_text(tx, key, neutral=True, minutes=20)
     first_line = neutral.splitlines()[0]
     assert first_line == tx("urge.label") == "A hard moment"
@@ -91,7 +92,7 @@ def test_lock_screen_messages_have_a_neutral_twin_that_tells_nothing(key: str) -
 
 def test_lock_screen_text_refuses_a_message_without_a_twin() -> None:
     with pytest.raises(KeyError):
-        lock_screen_text(load_content().texts, "urge.intro", neutral=True)
+        lock_screen_text(shared_content().texts, "urge.intro", neutral=True)
 
 
 def test_missing_key_is_named_with_its_section_line(content_copy: Path) -> None:
