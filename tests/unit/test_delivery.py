@@ -282,6 +282,26 @@ async def test_a_send_stopped_in_a_pause_is_released_and_sent_after_the_restart(
     assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
 
 
+async def test_a_storage_error_before_one_send_does_not_stop_the_pass(world: World) -> None:
+    for user in range(1, 6):
+        await world.add(user)
+    current = world.store.current
+    failed = False
+
+    async def failing_once(ids: list[str]) -> dict[str, Version]:
+        nonlocal failed
+        if not failed:
+            failed = True
+            raise OSError("disk")
+        return await current(ids)
+
+    world.store.current = failing_once  # type: ignore[method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await asyncio.wait_for(world.dispatcher(concurrency=1).run_once(), 60)
+    assert (report.sent, report.unknown) == (4, 1)
+    assert sorted((await statuses(world)).values()) == ["claimed"] + ["sent"] * 4
+
+
 async def test_re_reads_before_sends_are_taken_together(world: World) -> None:
     # Each send re-reads its person first; those whose turn comes at once share a query.
     for user in range(1, 65):

@@ -239,7 +239,13 @@ class Dispatcher(PersonSchedule):
                     claim = queue.popleft()
                     if len(queue) <= low_water:
                         room.set()
-                    await self._deliver(claim, report)
+                    try:
+                        await self._deliver(claim, report)
+                    except Exception as exc:
+                        # A worker must outlive one bad send (the pass waits on the pool):
+                        # the record stays claimed, as after a crash, and is never re-sent.
+                        report.unknown += 1
+                        log.error("daily prompt not handled: %s", type(exc).__name__)  # noqa: TRY400 - type only
                 elif not claiming:
                     return
                 else:
