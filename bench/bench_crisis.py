@@ -14,7 +14,10 @@ what one replica sustains it grows, and the crisis reply must not grow with it. 
 the load generator run in a child process, as Telegram would be elsewhere; the rate limiter
 is off (at 500 replies/s, Telegram's 30 msg/s would be the only thing measured).
 `--message`: the crisis text (the default is tier 1; "I'm not ok" measures the tier-2
-safety check). `--panic`: the same load, but the urgent messages are panic words
+safety check; `--message model` sends MODEL_ONLY, a crisis the rules do not hold, so the
+latency is the learned model's reply, read in its worker while the load's every ordinary
+message queues for it too). `--rules-only`: the bot without the model (BOT_CRISIS_MODEL=0).
+`--panic`: the same load, but the urgent messages are panic words
 (docs/discretion.md); the latency is to the decoy, so it includes deleting the panic
 message and the chat's recent messages first. `--flood`: one more chat sends "help" that
 many times a second throughout (issue 27's flood); the latency is still everyone else's.
@@ -106,6 +109,8 @@ def bench_detector() -> None:
 
 
 TIER_ONE = "help, he is outside"  # the emergency reply; "I'm not ok" is the tier-2 check
+# No rule holds it; the model answers it (tests/unit/test_crisis_model.py pins that).
+MODEL_ONLY = "tengo una cuerda en el coche y esta noche lo hago"
 PANIC_WORD = "blueberry pancakes"
 
 
@@ -175,7 +180,13 @@ def _child(conn: Connection, seconds: float, rate: float, urgent: str, flood: fl
 
 
 async def bench_latency(
-    seconds: float, rate: float, text: str = TIER_ONE, *, panic: bool = False, flood: float = 0
+    seconds: float,
+    rate: float,
+    text: str = TIER_ONE,
+    *,
+    panic: bool = False,
+    flood: float = 0,
+    model: bool = True,
 ) -> None:
     parent, child = multiprocessing.Pipe()
     urgent = PANIC_WORD if panic else text
@@ -192,6 +203,7 @@ async def bench_latency(
             master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
             log_level=30,
             http_timeout=10.0,
+            crisis_model=model,
         )
         runtime = Runtime(settings, clock=system_clock, throttle=False)
         await runtime.start()
@@ -245,12 +257,22 @@ def main() -> None:
     parser.add_argument(
         "--flood", type=float, default=0, help='one more chat sending "help" this many times/s'
     )
+    parser.add_argument("--rules-only", action="store_true", help="without the crisis model")
     args = parser.parse_args()
+    if args.message == "model":
+        args.message = MODEL_ONLY
     if args.which == "detector":
         bench_detector()
     else:
         asyncio.run(
-            bench_latency(args.seconds, args.rate, args.message, panic=args.panic, flood=args.flood)
+            bench_latency(
+                args.seconds,
+                args.rate,
+                args.message,
+                panic=args.panic,
+                flood=args.flood,
+                model=not args.rules_only,
+            )
         )
 
 

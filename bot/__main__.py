@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import errno
 import logging
 import os
 import signal
@@ -29,6 +28,7 @@ from bot.config import (
     load_settings,
 )
 from bot.content.loader import ContentError, check_all, content_dir
+from bot.core.errors import is_disk_full
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
@@ -142,7 +142,7 @@ def _failure(exc: BaseException) -> tuple[str, int]:
     may carry the token (PTB puts it in InvalidToken's)."""
     from telegram.error import InvalidToken, NetworkError  # noqa: PLC0415
 
-    if _disk_full(exc):
+    if is_disk_full(exc):
         return "no space left on the disk (or the database is full); free some and start again", (
             EXIT_DISK_FULL
         )
@@ -162,25 +162,6 @@ def _failure(exc: BaseException) -> tuple[str, int]:
     return f"stopped by an unexpected {type(exc).__name__} (details at BOT_LOG_LEVEL=DEBUG)", (
         EXIT_FAILED
     )
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """ENOSPC anywhere in the chain, SQLite's "database or disk is full", PostgreSQL's
-    disk_full (SQLSTATE 53100)."""
-    import sqlite3  # noqa: PLC0415
-
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        seen.add(id(current))
-        if isinstance(current, OSError) and current.errno == errno.ENOSPC:
-            return True
-        if isinstance(current, sqlite3.Error) and "is full" in str(current):
-            return True
-        if getattr(current, "sqlstate", None) == "53100":
-            return True
-        current = current.__cause__ or current.__context__
-    return False
 
 
 def _log_traceback(exc: BaseException) -> None:

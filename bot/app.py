@@ -30,7 +30,7 @@ from telegram.ext import (
 )
 
 from bot.config import ConfigError, Settings
-from bot.content.loader import Content
+from bot.content.loader import Content, content_dir
 from bot.core.clock import Clock
 from bot.core.languages import ENGLISH
 from bot.features.checkins.delivery import GRACE, Dispatcher, PassReport, concurrency_for, rate_for
@@ -40,6 +40,7 @@ from bot.features.conversation.handlers import ConversationFeature
 from bot.features.crisis.handlers.crisis import CrisisFeature
 from bot.features.crisis.handlers.keep import CrisisKeepFeature
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
+from bot.features.crisis.screen import shared_screen
 from bot.features.discretion.handlers import DiscretionFeature
 from bot.features.discretion.service import CoverCache, DiscretionService
 from bot.features.discretion.views import menu_entries
@@ -62,6 +63,7 @@ from bot.features.worksheets.handlers.worksheets import WorksheetsFeature
 from bot.features.worksheets.service import WorksheetService
 from bot.framework.context import SERVICES_KEY, Context, Services
 from bot.framework.hub import Command, Feature, Hub
+from bot.matching.crisis_model import MODEL_HEAD
 from bot.matching.crisis_screen import CrisisScreen
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
@@ -231,6 +233,7 @@ def build_services(
         discretion=discretion,
         cover=cover,
         languages=languages,
+        crisis_model=shared_screen(content_dir() / MODEL_HEAD) if settings.crisis_model else None,
         urgent_bot=urgent_bot,
         metrics=metrics,
     )
@@ -327,6 +330,11 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         await crisis.reply_early(update, app, send=send)
 
     processor.early_reply = early_reply
+
+    def early_look(update: Update) -> None:
+        crisis.look_early(update, app)
+
+    processor.early_look = early_look
 
     async def early_panic(update: Update) -> bool:
         return await discretion.early(update, app)

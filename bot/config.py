@@ -50,8 +50,14 @@ class Settings:
     webhook_url: str | None = None
     webhook_listen: tuple[str, int] = DEFAULT_WEBHOOK_LISTEN
     webhook_secret: str | None = field(default=None, repr=False)
+    # GET /metrics answers only a request bearing this token; unset, it is not served at all
+    # (it shares the webhook's port, which the reverse proxy may expose).
+    metrics_token: str | None = field(default=None, repr=False)
     # allow_paid_broadcast on check-ins: Telegram's higher rate, paid in Stars.
     paid_broadcast: bool = False
+    # BOT_CRISIS_MODEL=0: the crisis rules alone, without the learned second opinion
+    # (docs/crisis.md). On by default; the bot runs on the rules if the model cannot load.
+    crisis_model: bool = True
 
     @property
     def data_target(self) -> Path | str:
@@ -166,16 +172,23 @@ def load_settings(
 
     database_url, keys_database_url = _database_urls(env)
     webhook_url, webhook_listen, webhook_secret = _webhook(env, api_url, database_url)
+    metrics_token = _metrics_token(env, webhook_url)
     paid_raw = env.get("BOT_PAID_BROADCAST", "").strip().lower()
     if paid_raw not in _FLAGS:
         raise ConfigError("BOT_PAID_BROADCAST must be 1 or 0")
 
+    model_raw = env.get("BOT_CRISIS_MODEL", "").strip().lower()
+    if model_raw not in _FLAGS:
+        raise ConfigError("BOT_CRISIS_MODEL must be 1 or 0")
+
     return Settings(
+        crisis_model=model_raw in ("", *_TRUE),
         database_url=database_url,
         keys_database_url=keys_database_url,
         webhook_url=webhook_url,
         webhook_listen=webhook_listen,
         webhook_secret=webhook_secret,
+        metrics_token=metrics_token,
         paid_broadcast=paid_raw in _TRUE,
         master_key_file=master_key_file,
         allow_key_in_data_dir=allow_raw in _TRUE,
@@ -268,6 +281,21 @@ def _webhook(
         )
     listen = _listen(listen_raw) if listen_raw else DEFAULT_WEBHOOK_LISTEN
     return url, listen, secret
+
+
+def _metrics_token(env: Mapping[str, str], webhook_url: str | None) -> str | None:
+    token = env.get("BOT_METRICS_TOKEN", "").strip() or None
+    if token is None:
+        return None
+    if webhook_url is None:
+        raise ConfigError(
+            "BOT_METRICS_TOKEN is set but BOT_WEBHOOK_URL is not (polling serves no /metrics)"
+        )
+    if len(token) < 16 or not token.isascii() or not token.isprintable() or " " in token:
+        raise ConfigError(
+            "BOT_METRICS_TOKEN must be at least 16 printable ASCII characters, no spaces"
+        )
+    return token
 
 
 def ensure_data_dir(path: Path) -> None:

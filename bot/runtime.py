@@ -191,6 +191,7 @@ class Runtime:
             seen=UpdateStore(db),
             metrics=services.metrics,
             clock=self.clock,
+            metrics_token=settings.metrics_token,
         )
         await server.start()
         self.webhook = server

@@ -98,6 +98,10 @@ def make_settings(data_dir: Path, api_url: str, **overrides: Any) -> Settings:
         # The production default: on a loaded machine an answer may take a second or two,
         # and a bot that gave up sooner would retry and send twice.
         "http_timeout": 10.0,
+        # The learned crisis model reads every message; tests that pin what the rules do
+        # (and every other feature's) run without it. tests/e2e/test_crisis_model.py and
+        # test_crisis_languages.py turn it on.
+        "crisis_model": False,
     }
     values.update(overrides)
     return Settings(**values)

@@ -219,11 +219,14 @@ def compose_reply(
     country_label: str | None = None,
     guide_hint: bool = False,
     likely: Sequence[tuple[str, str]] = (),
+    also: frozenset[CrisisKind] = frozenset(),
 ) -> str:
     """The crisis reply for a kind and a country (None: not known yet). `guide_hint` adds
     "if you meant how to use the bot" for a bare "help" typed, not for /sos or /help.
     `likely`: (code, name) of the countries to show when the country is not known, most
-    likely first (from the person's Telegram language)."""
+    likely first (from the person's Telegram language). `also` holds every kind found: a
+    threat with a wish to die beside it gets the danger reply with the crisis line added
+    (both, never the suicide reply instead)."""
     code = country if country and country != INTL else None
     local = has_lines(book, code)
     out: list[str] = []
@@ -239,6 +242,8 @@ def compose_reply(
         out.append(_t(tx, "danger_lead"))
         out.extend(_emergency_block(book, code, tx, likely))
         block(LineKind.DOMESTIC_ABUSE, "danger_safe_to_call")
+        if CrisisKind.SELF_HARM in also:
+            block(LineKind.CRISIS, None)
         block(LineKind.CHILD, "danger_child")
         out.append(_t(tx, "call_log"))
     elif kind == CrisisKind.SELF_HARM:

@@ -116,6 +116,25 @@ class ForgetButton(_Choice, prefix="forget", pattern=r"yes|clear|no"):
     pass
 
 
+class DamagedButton(
+    _Choice, prefix="dmg", pattern=r"(?:erase|keep):(?:a:[0-9]{1,12}|j:[0-9a-f]{24})"
+):
+    """`dmg:erase|keep:a:<message id>` (a worksheet answer's part) or `...:j:<entry id>`
+    (a journal entry): one row that no longer opens, erased or left as it is."""
+
+    @property
+    def erase(self) -> bool:
+        return self.value.startswith("erase:")
+
+    @property
+    def kind(self) -> str:
+        return self.value.split(":")[1]
+
+    @property
+    def key(self) -> str:
+        return self.value.split(":")[2]
+
+
 # --- crisis -------------------------------------------------------------------------
 
 

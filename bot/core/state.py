@@ -37,7 +37,7 @@ SETTINGS = "settings"
 SETUP_STEPS = ("country", "timezone", "time", "safety")
 
 _DISCRETION = re.compile(r"disc:(panic|return)")
-_SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20}))?")
+_SETUP = re.compile(r"setup:([a-z]{1,20})(?::([a-z]{1,20})(?::([0-9]{1,12}))?)?")
 # [0-9], not \d (which admits other scripts' digits), and fullmatch (where "$" would let a
 # trailing newline through).
 _WORKSHEET = re.compile(
@@ -51,9 +51,13 @@ _RECORD = re.compile(r"rec:([0-9a-f]{24}):([a-z]{2,8}):([0-9]{1,12}):([0-9]{1,12
 class SetupState:
     step: str
     mode: str = ONBOARDING
+    # The message that asked it (onboarding): only that message's buttons answer the step,
+    # not an older copy of the same question. 0: not known (asked before this was kept).
+    asked: int = 0
 
     def encode(self) -> str:
-        return f"{SETUP_PREFIX}:{self.step}:{self.mode}"
+        tail = f":{self.asked}" if self.asked else ""
+        return f"{SETUP_PREFIX}:{self.step}:{self.mode}{tail}"
 
 
 @dataclass(frozen=True)
@@ -148,7 +152,7 @@ def decode_state(state: str) -> PersonState | None:
     setup = _SETUP.fullmatch(state)
     if setup is not None:
         mode = setup.group(2) if setup.group(2) in (ONBOARDING, SETTINGS) else ONBOARDING
-        return SetupState(setup.group(1), mode)
+        return SetupState(setup.group(1), mode, int(setup.group(3) or 0))
     return None
 
 

@@ -41,3 +41,17 @@ def truncate(text: str, budget: int, *, marker: str = "") -> str:
         space = max(kept.rfind(c) for c in (" ", "\n", "\t", "\u00a0"))
         kept = kept[: space + 1] if space >= len(kept) // 2 else kept
     return kept.rstrip() + marker if marker else kept
+
+
+def pieces(text: str, budget: int) -> list[str]:
+    """`text` whole, in as few pieces of at most `budget` UTF-16 units as `truncate`'s word
+    cuts allow: for words that must all reach the person, one message after another."""
+    out: list[str] = []
+    rest = text
+    while utf16_len(rest) > budget:
+        piece = truncate(rest, budget) or rest[0]
+        out.append(piece.rstrip() or piece)
+        rest = rest[len(piece) :].lstrip()
+    if rest or not out:
+        out.append(rest)
+    return out

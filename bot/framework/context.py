@@ -19,6 +19,7 @@ from bot.core.clock import Clock
 from bot.features.checkins.delivery import Dispatcher
 from bot.features.checkins.journal import JournalService
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
+from bot.features.crisis.screen import ModelScreen
 from bot.features.discretion.service import CoverCache, DiscretionService
 from bot.features.export.exporter import Exporter
 from bot.features.progress.chart import ChartRenderer
@@ -75,6 +76,9 @@ class Services:
     urgent_bot: ExtBot[Any]
     # Counts and latencies for GET /metrics (webhook mode serves them); never a person.
     metrics: Metrics = field(default_factory=Metrics)
+    # The learned second opinion beside the crisis rules, in its worker; None: rules only
+    # (BOT_CRISIS_MODEL=0, or it could not load).
+    crisis_model: ModelScreen | None = None
 
     def tx(self, key: str, **values: object) -> str:
         """The default-language translator, for code with no person (the command menu)."""

@@ -354,6 +354,21 @@ class CrisisDetector:
                     safe = True
                 else:
                     hits.append((entry, m_start, m_end))
+            # Someone else's threat holds the words of a wish to die ("il a dit qu'il allait
+            # me tuer" holds "me tuer"): inside a danger match they are the threat, so the
+            # reply is the danger one alone, never the suicide one beside it.
+            threats = [
+                (start, end)
+                for entry, start, end in hits
+                if entry.category is not None and entry.category.kind == CrisisKind.DANGER
+            ]
+            hits = [
+                (entry, start, end)
+                for entry, start, end in hits
+                if entry.category is None
+                or entry.category.kind != CrisisKind.SELF_HARM
+                or not any(s <= start and end <= e for s, e in threats)
+            ]
             for entry, start, end in hits:
                 # A not_crisis span that shares a word with a term takes it out ("please
                 # help me pick a time" overlaps "help me pick"). Spans carry a space at

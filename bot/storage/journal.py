@@ -115,6 +115,13 @@ class JournalStore:
         )
         return None if row is None else int(row["version"])
 
+    async def entry(self, person_id: str, entry_id: str) -> JournalRow | None:
+        row = await self.db.fetch_one(
+            f"SELECT {_COLUMNS} FROM journal WHERE person_id = ? AND entry_id = ?",  # noqa: S608 - constant columns
+            (person_id, entry_id),
+        )
+        return None if row is None else _entry(row)
+
     async def delete(self, person_id: str, entry_id: str) -> bool:
         """One entry, by id; False when there was none (undone already, or forgotten)."""
         count = await self.db.execute(

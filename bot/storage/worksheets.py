@@ -197,6 +197,15 @@ class WorksheetStore:
 
     # --- deletion -----------------------------------------------------------------------
 
+    async def delete_part(self, person_id: str, message_id: int) -> bool:
+        """One message of an answer (one that no longer opens); False if it was gone."""
+        count = await self.db.execute(
+            "DELETE FROM answer_parts WHERE person_id = ? AND message_id = ?",
+            (person_id, message_id),
+        )
+        await self.db.checkpoint()
+        return count > 0
+
     async def delete_answer(self, person_id: str, worksheet_id: str, question_id: str) -> None:
         await self.db.execute(
             "DELETE FROM answer_parts WHERE person_id = ? AND worksheet_id = ? AND question_id = ?",

@@ -117,6 +117,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # Set by app.py: sends the crisis reply for an urgent update before anything waits
         # (send=False: only notes the match, the chat's reply on its way answers it).
         self.early_reply: EarlyReply | None = None
+        # Set by app.py: starts the crisis model's reading of a message (in its worker, off
+        # the event loop) before the message waits for anything; its reply follows the rules'.
+        self.early_look: Callable[[Update], None] | None = None
         # Set by app.py: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
         # Set by app.py: whether this sender's text may be their panic or return word
@@ -222,6 +225,13 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             else:
                 self.screen(update)  # a no-op when it was screened when fetched
             early = await self.settle_early(update.update_id)
+            if self.early_look is not None and not early.panic:
+                # After the rules' reply (sent, or none), before the chat's turn: the model
+                # reads while the message waits, and never delays the rules.
+                try:
+                    self.early_look(update)
+                except Exception as exc:  # the rules still answer
+                    log.warning("crisis model not started: %s", type(exc).__name__)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without

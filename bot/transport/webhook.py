@@ -14,7 +14,10 @@ Here the route answers only when the update has been handled:
    lock across replicas), and only then is its id recorded and 200 returned. A replica
    that dies mid-update never answered, so Telegram delivers it again.
 
-`GET /healthz` says whether this replica can serve; `GET /metrics` is Prometheus text.
+`GET /healthz` says whether this replica can serve; `GET /metrics` is Prometheus text, only
+for a request bearing `BOT_METRICS_TOKEN` (`Authorization: Bearer ...`), and not served at all
+without one: it shares the port the reverse proxy forwards to, and its counts (updates,
+crisis replies by kind, the morning's queue) are the operator's business alone.
 """
 
 from __future__ import annotations
@@ -57,6 +60,7 @@ class WebhookServer:
         seen: UpdateStore,
         metrics: Metrics,
         clock: Clock,
+        metrics_token: str | None = None,
     ) -> None:
         processor = app.update_processor
         if not isinstance(processor, CrisisFirstUpdateProcessor):
@@ -68,6 +72,7 @@ class WebhookServer:
         self._secret = secret.encode()
         self._seen = seen
         self._metrics = metrics
+        self._metrics_token = None if metrics_token is None else f"Bearer {metrics_token}".encode()
         self._clock = clock
         self._runner: web.AppRunner | None = None
         self.port = listen[1]
@@ -77,7 +82,8 @@ class WebhookServer:
         web_app = web.Application(client_max_size=MAX_BODY)
         web_app.router.add_post(self._path, self._update)
         web_app.router.add_get("/healthz", self._health)
-        web_app.router.add_get("/metrics", self._metrics_page)
+        if self._metrics_token is not None:  # else a 404, like any path not served
+            web_app.router.add_get("/metrics", self._metrics_page)
         return web_app
 
     async def start(self) -> None:
@@ -112,6 +118,9 @@ class WebhookServer:
         return web.Response(status=200 if ok else 503, text="ok\n" if ok else "stopping\n")
 
     async def _metrics_page(self, request: web.Request) -> web.Response:
+        given = request.headers.get("Authorization", "").encode()
+        if self._metrics_token is None or not hmac.compare_digest(given, self._metrics_token):
+            return web.Response(status=401, headers={"WWW-Authenticate": "Bearer"})
         return web.Response(body=self._metrics.render(), headers={"Content-Type": CONTENT_TYPE})
 
     async def _update(self, request: web.Request) -> web.Response:

@@ -2,11 +2,14 @@
 question (an old country list, an old "Skip for now", an old "12:30", an old worksheet
 question's Skip or Next) is pressed again: the person's settings, state and place in the
 worksheet stay exactly as they were, and one line says the button is from an earlier
-question, with the step that waits shown again."""
+question, with the step that waits shown again. So do an older copy of the question that
+waits (the same step asked twice) and an old /settings panel's day toggles."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import asdict
+from datetime import timedelta
 from typing import Any
 
 from bot.emulator import SentMessage
@@ -25,7 +28,8 @@ async def snapshot(bot: BotUnderTest) -> tuple[dict[str, Any], str]:
     # Which message shows the panel, and the save counter: not settings.
     profile.pop("settings_message", None)
     profile.pop("revision", None)
-    return profile, person.state
+    # Which message asks the step that waits (asking again sends a new one): not a setting.
+    return profile, re.sub(r"^(setup:[a-z]+:[a-z]+):[0-9]+$", r"\1", person.state)
 
 
 async def press_all_stale(bot: BotUnderTest, message: SentMessage, data: list[str]) -> None:
@@ -61,7 +65,9 @@ async def test_onboarding_and_settings_buttons_from_earlier_steps(bot: BotUnderT
     assert person is not None and person.profile.daily_time == "21:00"
     assert person.profile.daily_enabled
 
-    await bot.press(safety, data="safe:no")
+    # Each stale press asked the safety question again: the newest copy is the live one.
+    latest = [m for m in bot.emu.messages_to(USER) if "Could someone else" in (m.text or "")][-1]
+    await bot.press(latest, data="safe:no")
     await bot.next(containing="All set")
     await bot.settle()
     await press_all_stale(bot, safety, ["safe:yes", "safe:discreet", "safe:later"])
@@ -121,3 +127,43 @@ async def test_worksheet_buttons_from_earlier_questions(bot: BotUnderTest) -> No
             assert await place() == 1, value
     answers = await service.answers(await bot.services.people.load(USER), WS)  # type: ignore[arg-type]
     assert [a.parts for a in answers.values()] == [("an answer to the first",)]
+
+
+async def test_an_older_copy_of_the_question_that_waits_changes_nothing(bot: BotUnderTest) -> None:
+    """The step was checked, not the message: a country list from an earlier asking of the
+    same step still set the country (issue 23, left over)."""
+    await bot.send("/start")
+    first = await bot.next(containing="Which country")
+    await bot.send("/start")  # asked again: a second copy of the same question
+    await bot.next(containing="Which country")
+    await press_all_stale(bot, first, ["cty:DE", "cty:skip"])
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country is None
+    latest = [m for m in bot.emu.messages_to(USER) if "Which country" in (m.text or "")][-1]
+    await bot.press(latest, data="cty:DE")  # the copy that asks now still answers
+    await bot.next(containing="check-in once a day")
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.country == "DE"
+
+
+async def test_an_old_settings_panels_day_toggles_change_nothing(bot: BotUnderTest) -> None:
+    await bot.onboard()
+    await bot.send("/settings")
+    panel = await bot.next(containing="Your settings")
+    await bot.press(panel, data="set:days")
+    await bot.find("Which days")
+    bot.clock.advance(timedelta(hours=49))  # too old for Telegram to delete: it stays
+    await bot.send("/settings")
+    await bot.next(containing="Your settings")
+    await bot.settle()
+    await press_all_stale(bot, panel, ["day:mon", "day:sun", "day:done"])
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    days = list(person.profile.daily_days)
+    # The panel that shows now still toggles.
+    current = [m for m in bot.emu.messages_to(USER) if "day:" in str(m.reply_markup)][-1]
+    assert current.message_id != panel.message_id
+    await bot.press(current, data="day:mon")
+    await bot.settle()
+    person = await bot.services.people.load(USER)
+    assert person is not None and list(person.profile.daily_days) != days

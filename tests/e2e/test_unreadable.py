@@ -8,6 +8,7 @@ import pytest
 
 from bot.people.service import RolledBackError
 from bot.storage.database import Database
+from bot.storage.worksheets import answer_slot
 from tests.conftest import USER, BotUnderTest, buttons_of
 from tests.e2e.test_canaries import CANARY, PERSON, write_everywhere
 
@@ -138,3 +139,62 @@ async def test_rows_left_by_a_forget_that_stopped_half_way_are_swept_at_start(
         assert row is not None and row["n"] == 0, table
     assert await bot.services.people.load(USER) is not None
     assert bot.services.people.person_id(USER) == kept
+
+
+async def test_one_damaged_answer_leaves_the_rest_shown_and_exported_and_can_be_erased(
+    bot: BotUnderTest,
+) -> None:
+    """Issue 27 (minor): one answer that did not open made /resume and /export say only
+    "something went wrong", with no way out but /forget."""
+    await bot.onboard()
+    await bot.send("/worksheets")
+    listing = await bot.next(containing="Worksheets")
+    await bot.press(listing, data="ws:open:bond_or_love")
+    intro = await bot.next(predicate=lambda m: any("Start" in b for b, _ in buttons_of(m)))
+    await bot.press(intro, "Start")
+    await bot.next(containing="Question 1 of")
+    await bot.send("words that still open")
+    await bot.next(containing="Saved")
+    damaged = await bot.send("words that will not open")
+    await bot.settle()
+    db = bot.services.db
+    row = await db.fetch_one(
+        "SELECT text_enc, question_id FROM answer_parts WHERE message_id = ?", (damaged,)
+    )
+    assert row is not None
+    await db.execute(
+        "UPDATE answer_parts SET text_enc = ? WHERE message_id = ?",
+        (flipped(bytes(row["text_enc"])), damaged),
+    )
+    slot = answer_slot("bond_or_love", str(row["question_id"]), damaged)
+    await bot.restart()
+    bot.skip_all()
+
+    await bot.send("/resume")
+    question = await bot.next(containing="Question 1 of")
+    assert "words that still open" in (question.text or "")
+    offer = await bot.next(containing="can't be read any more")
+    assert [b for b, _ in buttons_of(offer)] == ["Erase that entry", "Keep it"]
+    assert not any("went wrong" in (m.text or "") for m in bot.unread())
+    await bot.press(offer, "Keep it")
+    await bot.find("I'll leave it as it is")
+
+    await bot.send("/export")
+    exported = await bot.next(predicate=lambda m: m.document is not None)
+    assert exported.document is not None
+    assert b"words that still open" in exported.document.data
+    again = await bot.next(containing="can't be read any more")
+    await bot.press(again, "Erase that entry")
+    await bot.find("Erased. Everything else is as it was.")
+    await bot.settle()
+    left = await bot.services.db.fetch_all("SELECT message_id FROM answer_parts")
+    assert len(left) == 1 and int(left[0]["message_id"]) != damaged
+    # An old copy of the erased row put back is refused like any deleted row.
+    person = await bot.services.people.load(USER)
+    assert person is not None
+    assert bot.services.keys.anchored_slot(person.person_id, slot) >= 1
+    bot.skip_all()
+    await bot.send("/export")
+    await bot.next(predicate=lambda m: m.document is not None)
+    await bot.settle()
+    assert not any("can't be read" in (m.text or "") for m in bot.unread())

@@ -476,3 +476,54 @@ async def test_a_check_in_reply_that_sounds_like_the_pull_is_offered_and_still_s
     person = await bot.services.people.load(USER)
     assert person is not None
     assert (await bot.services.journal.page(person, 0, 5)).total == 1
+
+
+def _long_words(end: str) -> str:
+    """One Telegram message's worth (4,096 UTF-16 units), every word numbered, `end` last."""
+    words, n = "", 0
+    while len(words) < 4096 - 40:
+        words += f"w{n} "
+        n += 1
+    return (words + end).ljust(4096, ".")[:4096]
+
+
+async def test_a_whole_message_of_reasons_or_a_held_draft_is_kept_and_shown_whole(
+    bot: BotUnderTest,
+) -> None:
+    """Issue 27 (minor): reasons and held drafts were cut to 4,000 characters when stored,
+    and shown cut to one message; a message can carry 4,096."""
+    await bot.onboard()
+    pause_due_job(bot)
+    reasons = _long_words("last-reason-word")
+    await bot.send("/reasons")
+    none = await bot.next(containing="haven't written your reasons")
+    await bot.press(none, "Write them")
+    await bot.next(containing="Write your reasons")
+    await bot.send(reasons)
+    await bot.next(containing="Kept, encrypted")
+    await bot.send("/reasons")
+    first = await bot.next(containing="Your reasons, in your own words")
+    last = await bot.next(containing="last-reason-word")
+    assert not buttons_of(first) and [b for b, _ in buttons_of(last)] == ["Change them"]
+    assert first.protect_content and last.protect_content
+    shown = (first.text or "").split("\n\n", 1)[1] + " " + (last.text or "")
+    assert shown.split() == reasons.split()
+    # A held draft of the same length, read back the next day.
+    draft = _long_words("last-draft-word")
+    await bot.send("/urge")
+    ask = await bot.next(containing=STRENGTH)
+    trigger = await press_and_read(bot, ask, "5", "What set it off")
+    offer = await press_and_read(bot, trigger, "Guilt", "I'll hold it")
+    await press_and_read(bot, offer, "Write it here", "Write it here")
+    await bot.send(draft)
+    await bot.next(containing="I'm holding it, encrypted")
+    await bot.next(containing="Urges come in waves")
+    bot.clock.advance(timedelta(days=1, hours=1))
+    await run_due(bot)
+    back = await bot.next(containing="Yesterday you wrote a message")
+    await bot.press(back, "Read it")
+    opened = await bot.next(containing="It was never sent")
+    rest = await bot.next(containing="last-draft-word")
+    assert [b for b, _ in buttons_of(rest)] == ["Keep it", "Delete it"]
+    held = (opened.text or "").split("\n\n", 1)[1] + " " + (rest.text or "")
+    assert held.split() == draft.split()

@@ -13,10 +13,12 @@ import pytest
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from bot.logs import pin_noisy_loggers
-from bot.transport.webhook import SECRET_HEADER
+from bot.storage.updates import UpdateStore
+from bot.transport.webhook import SECRET_HEADER, WebhookServer
 from tests.conftest import USER, BotUnderTest, make_settings
 
 SECRET = "test_secret-1"
+METRICS_TOKEN = "metrics-token-for-tests"
 
 
 def free_port() -> int:
@@ -37,6 +39,7 @@ async def hooked(
         webhook_url=f"http://127.0.0.1:{port}/tg/hook",
         webhook_listen=("127.0.0.1", port),
         webhook_secret=SECRET,
+        metrics_token=METRICS_TOKEN,
     )
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
@@ -79,11 +82,54 @@ async def test_a_wrong_secret_gets_403_and_nothing_is_handled(hooked: BotUnderTe
             assert response.status == 400
         async with http.get(f"{base}/healthz") as response:
             assert response.status == 200
-        async with http.get(f"{base}/metrics") as response:
+        bearer = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+        async with http.get(f"{base}/metrics", headers=bearer) as response:
             page = await response.text()
     assert 'steady_updates_total{outcome="rejected"} 3.0' in page
     assert "danger" not in page
     assert hooked.emu.messages_to(USER) == []  # nothing was handled
+
+
+async def test_metrics_need_the_configured_token_and_are_off_without_one(
+    hooked: BotUnderTest,
+) -> None:
+    """Issue 27 (minor): /metrics answered anyone who could reach the webhook's port."""
+    base = hook_url(hooked).rsplit("/tg/hook", 1)[0]
+    async with aiohttp.ClientSession() as http:
+        for headers in (
+            {},
+            {"Authorization": "Bearer wrong"},
+            {"Authorization": METRICS_TOKEN},
+            {"Authorization": f"Bearer {METRICS_TOKEN}x"},
+        ):
+            async with http.get(f"{base}/metrics", headers=headers) as response:
+                assert response.status == 401
+                assert "steady_" not in await response.text()
+        bearer = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+        async with http.get(f"{base}/metrics", headers=bearer) as response:
+            assert response.status == 200
+            assert "steady_updates_total" in await response.text()
+    # A replica with no token configured does not serve the page at all.
+    runtime = hooked.runtime
+    assert runtime is not None and runtime.app is not None
+    server = WebhookServer(
+        runtime.app,
+        url=hook_url(hooked),
+        listen=("127.0.0.1", 0),
+        secret=SECRET,
+        seen=UpdateStore(hooked.services.db),
+        metrics=hooked.services.metrics,
+        clock=hooked.clock,
+    )
+    await server.start()
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.get(f"http://127.0.0.1:{server.port}/metrics") as response:
+                assert response.status == 404
+            async with http.get(f"http://127.0.0.1:{server.port}/healthz") as response:
+                assert response.status == 200
+    finally:
+        await server.stop()
 
 
 async def test_duplicates_change_nothing_but_crisis_replies_are_never_held_back(

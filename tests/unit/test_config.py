@@ -144,6 +144,9 @@ WEBHOOK = {
             "BOT_WEBHOOK_URL needs BOT_DATABASE_URL",
         ),
         ({"BOT_PAID_BROADCAST": "lots"}, "BOT_PAID_BROADCAST must be 1 or 0"),
+        ({"BOT_METRICS_TOKEN": "m" * 20}, "BOT_METRICS_TOKEN is set but BOT_WEBHOOK_URL"),
+        ({**WEBHOOK, "BOT_METRICS_TOKEN": "short"}, "BOT_METRICS_TOKEN must be at least 16"),
+        ({**WEBHOOK, "BOT_METRICS_TOKEN": "with a space in it"}, "BOT_METRICS_TOKEN must be"),
     ],
 )
 def test_wrong_scale_out_combinations_are_refused(env: dict[str, str], message: str) -> None:
@@ -155,8 +158,16 @@ def test_wrong_scale_out_combinations_are_refused(env: dict[str, str], message: 
 
 def test_scale_out_settings() -> None:
     settings = load_settings(
-        {**WEBHOOK, "BOT_WEBHOOK_LISTEN": "0.0.0.0:8443", "BOT_PAID_BROADCAST": "1"}, dotenv=None
+        {
+            **WEBHOOK,
+            "BOT_WEBHOOK_LISTEN": "0.0.0.0:8443",
+            "BOT_PAID_BROADCAST": "1",
+            "BOT_METRICS_TOKEN": "metrics-canary-0123",
+        },
+        dotenv=None,
     )
+    assert settings.metrics_token == "metrics-canary-0123"
+    assert "metrics-canary" not in repr(settings)
     assert settings.on_postgres and settings.data_target == PG_DATA
     assert settings.key_target == PG_KEYS
     assert settings.webhook_listen == ("0.0.0.0", 8443)
@@ -165,6 +176,7 @@ def test_scale_out_settings() -> None:
     plain = load_settings({}, dotenv=None)
     assert not plain.on_postgres and plain.data_target == plain.data_db
     assert plain.webhook_url is None and plain.webhook_listen == ("127.0.0.1", 8080)
+    assert plain.metrics_token is None  # /metrics is off unless a token is configured
     # A local Bot API (the emulator) may post plain HTTP to a replica on loopback.
     local = load_settings(
         {

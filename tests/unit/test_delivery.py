@@ -150,9 +150,15 @@ def test_a_page_of_long_entries_fits_one_message() -> None:
         Entry(f"e{n}", "grounding_01", ("🌿 long " * 900) if n % 2 else "short", 1_764_000_000)
         for n in range(5)
     ]
-    text = render_page("Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now)
+    note = "Long entries are cut here."
+    text = render_page(
+        "Your journal · 1–5 of 9", entries, {"grounding_01": "x" * 300}, "UTC", now, shortened=note
+    )
     assert utf16_len(text) <= 4096
     assert text.count("short") == 3  # short entries are shown whole
+    assert text.endswith(note)  # and a cut is never silent (issue 27, minor)
+    whole = render_page("Your journal", entries[:1], {}, "UTC", now, shortened=note)
+    assert note not in whole
 
 
 # --- the dispatcher against real storage ----------------------------------------------

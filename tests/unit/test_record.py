@@ -16,7 +16,7 @@ from pypdf import PdfReader
 from bot.content.loader import Content
 from bot.core.callbacks import RecordButton
 from bot.core.state import RecordState, decode_state, record_state
-from bot.core.telegram_text import CALLBACK_DATA_LIMIT
+from bot.core.telegram_text import CALLBACK_DATA_LIMIT, MESSAGE_LIMIT
 from bot.crypto import CryptoError, PersonCipher, random_key
 from bot.features.record import views
 from bot.features.record.dates import DAY, HOUR, happened_label, parse_when
@@ -274,6 +274,17 @@ def test_the_entry_view_shows_both_times_and_the_amendment() -> None:
     assert "Happened: 27 November 2026, ~21:00" in rich.text
     assert "Written: 30 November 2026, 09:00" in rich.text
     assert "later words" in rich.text
+
+
+def test_a_long_entry_cut_to_one_message_says_so() -> None:
+    """Issue 27 (minor): the entry view cut a long entry silently."""
+    long = _entry(answers={"what": (Part("p1", "what", "word " * 1200, 1, 5),)})
+    rich, _ = views.entry_view(tx, long, dt.UTC, "en_GB")
+    assert rich.length <= MESSAGE_LIMIT
+    assert rich.text.endswith(tx("record.shortened"))
+    assert all(span.offset + span.length <= rich.length for span in rich.spans)
+    short, _ = views.entry_view(tx, _entry(), dt.UTC, "en_GB")
+    assert tx("record.shortened") not in short.text
 
 
 def test_neutral_wording_names_nothing() -> None:

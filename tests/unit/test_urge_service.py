@@ -8,6 +8,7 @@ import os
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -63,8 +64,10 @@ async def make_person(db: Database, person_id: str = "r" + "1" * 32) -> Person:
 
 def service(db: Database, clock: ManualClock, keys: KeyStore) -> UrgeService:
     worksheets = WorksheetService(WorksheetStore(db), shared_content().worksheets, clock, keys)
-    # No people service or texts: nothing here loads a person by id or writes the check-in line.
-    return UrgeService(UrgeStore(db), worksheets, None, clock)  # type: ignore[arg-type]
+    # No people service or texts: nothing here loads a person by id or writes the check-in
+    # line; only the key store is asked (a deleted draft's anchor).
+    people = SimpleNamespace(keys=keys)
+    return UrgeService(UrgeStore(db), worksheets, people, clock)  # type: ignore[arg-type]
 
 
 async def test_an_urge_is_sealed_and_its_check_back_is_claimed_once(

@@ -36,16 +36,42 @@ def test_both_numbers_side_by_side() -> None:
     assert tx("urge.followup.higher") in views.compare_text(tx, 4, 6)
 
 
-def test_long_words_of_a_person_still_fit_one_message() -> None:
-    emoji = "😔" * 4000  # 8,000 UTF-16 units
-    for text in (
-        views.reasons_text(tx, emoji, tail=tx("urge.after.ask")),
-        views.draft_shown_text(tx, "2026-12-01", emoji),
-        views.safe_people_text(tx, [emoji, emoji]),
-        views.reasons_view(tx, emoji)[0],
-    ):
-        assert utf16_len(text) <= MESSAGE_LIMIT
-        assert text.rstrip().endswith(("…", tx("urge.after.ask")))
+def test_long_words_of_a_person_come_whole_over_several_messages() -> None:
+    """Issue 27 (minor): the words were cut to one message; now every word reaches the
+    person, each message fits Telegram, the heading opens and the tail closes."""
+    words = " ".join(f"word{n}😔" for n in range(700))  # about 6,300 UTF-16 units
+    ask = tx("urge.after.ask")
+    cases = [
+        (views.reasons_text(tx, words, tail=ask), tx("reasons.heading"), ask, words),
+        (
+            views.draft_shown_text(tx, "2026-12-01", words),
+            tx("urge.draft.shown", date="2026-12-01"),
+            "",
+            words,
+        ),
+        (
+            views.safe_people_text(tx, [words, "Ana"], tail=ask),
+            tx("urge.after.safe_person_intro"),
+            ask,
+            words + "\n\nAna",
+        ),
+        (views.reasons_view(tx, words)[0], tx("reasons.heading"), "", words),
+    ]
+    for parts, head, tail, kept in cases:
+        assert len(parts) >= 2
+        assert all(utf16_len(p) <= MESSAGE_LIMIT for p in parts)
+        assert parts[0].startswith(head)
+        assert parts[-1].endswith(tail)
+        body = " ".join(parts).removeprefix(head).removesuffix(tail)
+        assert body.split() == kept.split()  # every word, in order, none cut
+    short = views.reasons_text(tx, "I am safe now.", tail=ask)
+    assert short == [f"{tx('reasons.heading')}\n\nI am safe now.\n\n{ask}"]
+
+
+def test_words_that_fit_alone_but_not_with_the_tail_get_the_tail_apart() -> None:
+    words = "x" * (MESSAGE_LIMIT - 40)
+    tail = "A tail that does not fit beside them. " * 2
+    assert views.in_parts("Head", words, tail) == [f"Head\n\n{words}", tail]
 
 
 def test_no_contact_buttons_are_only_those_that_do_something() -> None:

@@ -38,6 +38,7 @@ from bot.framework.chat import (
     strip_buttons,
 )
 from bot.framework.context import Context
+from bot.framework.damaged import offer_damaged
 from bot.framework.hub import Hub
 from bot.framework.offers import SettingsMenu
 from bot.people.service import Person
@@ -296,6 +297,7 @@ class DailyFeature:
             return
         text, buttons = await self._page(context, person, 0)
         await say(context, person.chat_id, text, person=person, buttons=buttons, protect=True)
+        await offer_damaged(context, person)
 
     async def on_journal_button(
         self, update: Update, context: Context, data: JournalButton
@@ -318,10 +320,12 @@ class DailyFeature:
         if message is not None:
             try:
                 await message.edit_text(text, reply_markup=keyboard(buttons))
+                await offer_damaged(context, person)
                 return
             except BadRequest:
                 pass  # unchanged or too old to edit: send the page anew
         await say(context, chat.id, text, person=person, buttons=buttons, protect=True)
+        await offer_damaged(context, person)
 
     async def _page(self, context: Context, person: Person, offset: int) -> tuple[str, Rows]:
         page = await context.services.journal.page(person, offset, PAGE_SIZE)

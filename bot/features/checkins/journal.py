@@ -23,6 +23,7 @@ from bot.core.clock import Clock
 from bot.core.state import WorksheetState, decode_state
 from bot.crypto import CryptoError, versioned_slot
 from bot.features.checkins.policy import REPLY_WINDOW
+from bot.people.damaged import DamagedRows
 from bot.people.row_versions import next_version, open_versioned
 from bot.people.service import Person
 from bot.storage.deliveries import DeliveryStore
@@ -61,6 +62,7 @@ class JournalService:
         self._deliveries = deliveries
         self._clock = clock
         self._keys = keys  # the anchors that refuse a rolled-back entry (row_versions.py)
+        self._damaged = DamagedRows("journal")
         self._window = window
 
     def _now(self) -> int:
@@ -155,18 +157,44 @@ class JournalService:
         text = open_versioned(self._keys, person, row.slot, row.version, row.text_enc)
         return Entry(row.entry_id, row.prompt_id, text, row.created_at)
 
+    def _opened(self, person: Person, rows: list[JournalRow]) -> list[Entry]:
+        """The entries that open; one that does not (damaged) is left out and noted, for
+        the offer to erase it. A rolled-back one raises (the whole file may be old)."""
+        entries: list[Entry] = []
+        for row in rows:
+            try:
+                entries.append(self._open(person, row))
+            except (CryptoError, ValueError) as exc:
+                self._damaged.note(person.person_id, row.entry_id, exc)
+        return entries
+
     async def all(self, person: Person) -> list[Entry]:
-        """Every entry, oldest first (for export); a rolled-back one raises, as on a page."""
-        return [self._open(person, row) for row in await self.store.all(person.person_id)]
+        """Every entry that opens, oldest first (for export)."""
+        return self._opened(person, await self.store.all(person.person_id))
 
     async def page(self, person: Person, offset: int, limit: int) -> Page:
         """Entries newest first, `limit` of them from `offset`."""
         rows = await self.store.page(person.person_id, offset=offset, limit=limit)
         total = await self.store.count(person.person_id)
-        entries: list[Entry] = []
-        for row in rows:
-            try:
-                entries.append(self._open(person, row))
-            except CryptoError as exc:
-                log.warning("journal entry unreadable: %s", type(exc).__name__)
-        return Page(entries, offset, total)
+        return Page(self._opened(person, rows), offset, total)
+
+    def take_damaged(self, person: Person) -> list[str]:
+        """Ids of the entries that did not open since last asked."""
+        return self._damaged.take(person.person_id)
+
+    async def erase_damaged(self, person: Person, entry_id: str) -> bool:
+        """Erase one entry, only if it still does not open: True once it is not there.
+        Anchored like any deletion."""
+        row = await self.store.entry(person.person_id, entry_id)
+        if row is None:
+            return True  # gone already (an earlier tap, /forget)
+        try:
+            self._open(person, row)
+        except (CryptoError, ValueError):
+            pass
+        else:
+            return False
+        await self.store.delete(person.person_id, entry_id)
+        buried = next_version(self._keys, person, row.slot, row.version)
+        await self._keys.anchor_slots(person.person_id, {row.slot: buried})
+        return True

@@ -58,9 +58,11 @@ def render_page(
     now: dt.datetime,
     limit: int = MESSAGE_LIMIT,
     language: str = "en",
+    shortened: str = "",
 ) -> str:
     """Newest first; each entry gets an equal share of what the message has room for, and
-    a short entry's unused share passes on to the ones after it."""
+    a short entry's unused share passes on to the ones after it. When one had to be cut,
+    `shortened` (one line saying where the whole is) closes the page."""
     blocks: list[tuple[str, str]] = []
     for entry in entries:
         head = _when(entry.created_at, zone, now, language)
@@ -69,13 +71,17 @@ def render_page(
             head += f"\n“{truncate(prompt, PROMPT_PREVIEW, marker=ELLIPSIS)}”"
         blocks.append((head, entry.text))
     fixed = utf16_len(heading) + sum(utf16_len(h) + 4 for h, _ in blocks)
-    room = limit - fixed
+    room = limit - fixed - (utf16_len(shortened) + 2 if shortened else 0)
     parts = [heading]
+    cut = False
     for index, (head, text) in enumerate(blocks):
         share = max(room // (len(blocks) - index), 1)
         body = truncate(text, share, marker=ELLIPSIS)
+        cut = cut or body != text
         room -= utf16_len(body)
         parts.append(f"{head}\n{body}")
+    if cut and shortened:
+        parts.append(shortened)
     return "\n\n".join(parts)
 
 
@@ -103,7 +109,15 @@ def journal_page(
         heading = tx("journal.heading_one")
     else:
         heading = tx("journal.heading", page=offset // size + 1, pages=pages)
-    text = render_page(heading, page.entries, prompts, zone, now, language=language)
+    text = render_page(
+        heading,
+        page.entries,
+        prompts,
+        zone,
+        now,
+        language=language,
+        shortened=tx("journal.shortened"),
+    )
     row: list[Button] = []
     if offset + size < page.total:
         row.append((tx("journal.btn_older"), JournalButton(offset + size).encode()))

@@ -14,6 +14,7 @@ from bot.features.record.handlers.files import send_record_export
 from bot.features.tidy.handlers import export_buttons, export_caption, remove_later
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
+from bot.framework.damaged import offer_damaged
 from bot.people.service import Person
 
 
@@ -30,6 +31,7 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
         # The record has its own file (for an advocate); /export covers it too.
         if not await send_record_export(context, person, pdf=pdf):
             await say(context, person.chat_id, tx("worksheets.export.empty"), person=person)
+        await offer_damaged(context, person)
         return
     buttons: Rows = []
     if pdf:
@@ -52,3 +54,4 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
     await remember(context.services, person, sent)
     await send_record_export(context, person, pdf=pdf)
     await remove_later(context, person, sent)
+    await offer_damaged(context, person)  # a row that did not open: left out, and said

@@ -7,7 +7,7 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.core.callbacks import ForgetButton
+from bot.core.callbacks import DamagedButton, ForgetButton
 from bot.features.forget.views import forget_buttons
 from bot.features.tidy.handlers import remove_soon, remove_unrecorded_soon
 from bot.framework.chat import (
@@ -19,6 +19,7 @@ from bot.framework.chat import (
     say,
 )
 from bot.framework.context import Context
+from bot.framework.damaged import on_damaged_button
 from bot.framework.hub import Hub
 from bot.people.service import Person, UnreadableDataError
 
@@ -102,3 +103,4 @@ class PrivacyFeature:
         hub.command("clear", clear)
         hub.command("forget", forget)
         hub.router.on_callback(ForgetButton, on_button)
+        hub.router.on_callback(DamagedButton, on_damaged_button)

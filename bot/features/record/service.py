@@ -38,7 +38,7 @@ from bot.core.state import AMEND_STEP, RecordState, record_state
 from bot.crypto import CryptoError
 from bot.features.export.render import zone_of
 from bot.features.record.dates import DAY, HOUR, MINUTE, NOT_SAID
-from bot.people.service import PeopleService, Person
+from bot.people.service import PeopleService, Person, RolledBackError
 from bot.storage.record import EntryRow, FileRow, RecordStore, new_record_id
 
 log = logging.getLogger(__name__)
@@ -289,6 +289,11 @@ class RecordService:
         return None if row is None else await self._full(person, row)
 
     async def _full(self, person: Person, row: EntryRow) -> FullEntry:
+        if self._people.keys.anchored_slot(person.person_id, _entry_anchor(row.entry_id)):
+            # Deleted, and put back from an older copy of the data file: refused (and the
+            # person offered erasure), as any rolled-back row.
+            log.warning("refused a deleted record entry put back")
+            raise RolledBackError(person.person_id)
         answers: dict[str, list[Part]] = {}
         amendments: list[Part] = []
         for part in await self._store.parts(person.person_id, row.entry_id):
@@ -393,6 +398,7 @@ class RecordService:
         messages it was written in (for tidying the chat)."""
         ids = await self._store.message_ids(person.person_id, entry_id)
         await self._store.delete(person.person_id, entry_id)
+        await self._bury(person, [entry_id])
         step = record_state(person.state)
         if step is not None and step.entry_id == entry_id:
             await self._people.set_state(person, "")
@@ -401,11 +407,25 @@ class RecordService:
 
     async def delete_all(self, person: Person) -> list[int]:
         ids = await self._store.message_ids(person.person_id)
+        entries = [r.entry_id for r in await self._store.all(person.person_id)]
         await self._store.delete_all(person.person_id)
+        await self._bury(person, entries)
         if record_state(person.state) is not None:
             await self._people.set_state(person, "")
         log.info("record deleted")
         return ids
+
+    async def _bury(self, person: Person, entry_ids: list[str]) -> None:
+        """Entries are never rewritten (a correction is an amendment), so a deleted one is
+        anchored at 1 in the key store, after the delete; reading refuses it from then on."""
+        if entry_ids:
+            await self._people.keys.anchor_slots(
+                person.person_id, {_entry_anchor(e): 1 for e in entry_ids}
+            )
+
+
+def _entry_anchor(entry_id: str) -> str:
+    return f"record_entry:{entry_id}"
 
 
 def step_index(step: str) -> int:

@@ -14,7 +14,7 @@ from bot.content.texts import Tx
 from bot.core.buttons import Button, Rows
 from bot.core.callbacks import RecordButton
 from bot.core.rich_text import Rich
-from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate
+from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
 from bot.features.record.dates import day_label, happened_label, short_day, written_label
 from bot.features.record.service import FILES, STEPS, TEXT_STEPS, WHEN, FullEntry, Page
 
@@ -188,7 +188,7 @@ def entry_view(tx: Tx, entry: FullEntry, zone: dt.tzinfo, language: str) -> tupl
             rich.add(part.text, "blockquote")
     if entry.files:
         rich.add("\n\n" + tx("record.files_count", count=len(entry.files)))
-    rich = _fit(rich)
+    rich = _fit(rich, tx("record.shortened"))
     rows: Rows = [[_button(tx, "btn_amend", "amend", entry.entry_id)]]
     if entry.files:
         rows.append([_button(tx, "btn_files", "files", entry.entry_id)])
@@ -197,16 +197,18 @@ def entry_view(tx: Tx, entry: FullEntry, zone: dt.tzinfo, language: str) -> tupl
     return rich, rows
 
 
-def _fit(rich: Rich) -> Rich:
-    """A long entry is cut to one message (the export holds it all); spans past the cut go."""
+def _fit(rich: Rich, shortened: str) -> Rich:
+    """A long entry is cut to one message, and `shortened` says so and where the whole is
+    (the export holds it all); spans past the cut go."""
     if rich.length <= MESSAGE_LIMIT:
         return rich
-    text = truncate(rich.text, MESSAGE_LIMIT, marker=ELLIPSIS)
+    note = "\n\n" + shortened
+    text = truncate(rich.text, MESSAGE_LIMIT - utf16_len(note), marker=ELLIPSIS)
     cut = Rich(text)
     for span in rich.spans:
         if span.offset + span.length <= cut.length - 1:
             cut.spans.append(span)
-    return cut
+    return cut.add("\n\n").add(shortened, "italic")
 
 
 def offer_view(

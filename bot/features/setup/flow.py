@@ -221,6 +221,32 @@ class SetupFlow:
     async def _wait(self, person: Person, step: str, mode: str) -> None:
         await self._people.set_state(person, SetupState(step, mode).encode())
 
+    async def note_asked(self, person: Person, step: str, message_id: int) -> None:
+        """The message that asks `step` (onboarding): only its buttons answer it now."""
+        state = setup_state(person.state)
+        if state is not None and state.step == step:
+            asked = SetupState(step, state.mode, message_id)
+            await self._people.set_state(person, asked.encode())
+
+    @staticmethod
+    def answers_step(person: Person, step: str, message_id: int | None) -> bool:
+        """Whether a button on message `message_id` answers `step`, the one that waits:
+        in onboarding, only on the message that asked it; in /settings, only on the panel
+        (the one message settings shows). An unknown message (0) is not second-guessed."""
+        state = setup_state(person.state)
+        if state is None or state.step != step:
+            return False
+        if message_id is None:
+            return True
+        shown = person.profile.settings_message if state.mode == SETTINGS else state.asked
+        return not shown or shown == message_id
+
+    @staticmethod
+    def on_panel(person: Person, message_id: int | None) -> bool:
+        """A /settings button (the days' toggles) is live only on the panel itself."""
+        shown = person.profile.settings_message
+        return message_id is None or not shown or shown == message_id
+
     # --- typed answers --------------------------------------------------------------
 
     async def typed(self, person: Person, text: str) -> Typed:

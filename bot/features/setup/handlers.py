@@ -161,12 +161,20 @@ class SetupFeature:
         await self._panel(update, context, person, text, buttons)
 
     async def _panel(
-        self, update: Update, context: Context, person: Person, text: str, rows: Rows
+        self,
+        update: Update,
+        context: Context,
+        person: Person,
+        text: str,
+        rows: Rows,
+        *,
+        fresh: bool = False,
     ) -> None:
-        """The one settings message: the pressed one is edited in place; otherwise the old
-        panel leaves the chat and a new one is sent below what the person typed."""
+        """The one settings message: the pressed one is edited in place; otherwise (or
+        `fresh`: the pressed one was an old copy) the old panel leaves the chat and a new
+        one is sent below."""
         shown = 0
-        pressed = pressed_message(update)
+        pressed = None if fresh else pressed_message(update)
         if pressed is not None:
             try:
                 await pressed.edit_text(text, reply_markup=keyboard(rows) if rows else None)
@@ -206,7 +214,10 @@ class SetupFeature:
         if mode == SETTINGS:
             await self._panel(update, context, person, text, rows)
         else:
-            await say(context, person.chat_id, text, person=person, buttons=rows or None)
+            sent = await say(context, person.chat_id, text, person=person, buttons=rows or None)
+            state = setup_state(person.state)
+            if rows and state is not None:
+                await context.services.setup.note_asked(person, state.step, sent.message_id)
 
     async def next_step(
         self, update: Update, context: Context, person: Person, done: str, mode: str, lead: str = ""
@@ -257,8 +268,9 @@ class SetupFeature:
         person = await current_person(update, context)
         if person is None:
             return None
-        state = setup_state(person.state)
-        if state is None or state.step != step:
+        pressed = pressed_message(update)
+        pressed_id = None if pressed is None else pressed.message_id
+        if not context.services.setup.answers_step(person, step, pressed_id):
             await self.earlier_button(update, context, person)
             return None
         return person, context.services.setup.mode_of(person, step)
@@ -328,7 +340,11 @@ class SetupFeature:
             return  # (a stale one was answered by _person_and_mode already)
         if outcome is Safety.ADVICE:
             advice = tx("setup.safety_advice") + "\n\n" + tx("discretion.offer_turns_on")
-            await say(context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx))
+            sent = await say(
+                context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx)
+            )
+            if mode != SETTINGS:  # the advice's buttons now answer the step, not the question's
+                await context.services.setup.note_asked(person, "safety", sent.message_id)
             return
         if outcome is Safety.DISCREET:
             await self.hub.wording_changed(context, person)
@@ -371,6 +387,14 @@ class SetupFeature:
     async def on_day_button(self, update: Update, context: Context, data: DayButton) -> None:
         person = await current_person(update, context)
         if person is None:
+            return
+        pressed = pressed_message(update)
+        if not context.services.setup.on_panel(person, pressed.message_id if pressed else None):
+            # An older copy of the days (a panel left in the chat): it flips nothing.
+            await strip_buttons(pressed)
+            await say(context, person.chat_id, context.tx("fallback.earlier_button"), person=person)
+            text, rows = days_view(context.tx, person.profile.daily_days)
+            await self._panel(update, context, person, text, rows, fresh=True)
             return
         if data.value == "done":
             await self.hub.schedule_changed(context, person)

@@ -12,6 +12,7 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot.content.texts import guide_text
 from bot.core.callbacks import KeepButton
+from bot.core.errors import is_disk_full
 from bot.core.state import ONBOARDING, SetupState, WorksheetState, decode_state
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.features.conversation.views import menu_buttons
@@ -235,7 +236,11 @@ async def on_error(update: object, context: Context) -> None:
             log.error("handler failed in cover: %s", type(error).__name__)
         raise ApplicationHandlerStop
     update_id = update.update_id if isinstance(update, Update) else None
-    log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
+    full = error is not None and is_disk_full(error)
+    if full:  # the operator's one line; what the person sent is not kept
+        log.error("no space left to store (update %s): free some disk", update_id)
+    else:
+        log.error("handler failed: %s (update %s)", type(error).__name__, update_id)
     if not isinstance(update, Update) or update.effective_user is None:
         return
     if isinstance(error, UnreadableDataError) and update.effective_chat and is_private(update):
@@ -251,7 +256,10 @@ async def on_error(update: object, context: Context) -> None:
     chat = update.effective_chat
     if chat is None or not is_private(update):
         raise ApplicationHandlerStop
-    key = "errors.saved_anyway" if context.was_saved(update.update_id) else "errors.generic"
+    if context.was_saved(update.update_id):
+        key = "errors.saved_anyway"
+    else:
+        key = "errors.disk_full" if full else "errors.generic"
     try:
         await context.bot.send_message(chat.id, context.tx(key))
     except Exception as exc:

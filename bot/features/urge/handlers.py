@@ -94,7 +94,7 @@ class UrgeFeature:
         person = await command_person(update, context, missing="start.not_started")
         if person is not None:
             reasons = await _urges(context).reasons(person)
-            await tell(context, person, *reasons_view(context.tx, reasons), protect=True)
+            await _tell_parts(context, person, *reasons_view(context.tx, reasons))
 
     # --- the flow -------------------------------------------------------------------------
 
@@ -193,7 +193,7 @@ class UrgeFeature:
             await self._draft_choice(update, context, person, action, item)
         elif action == "rsn":
             reasons = await urges.reasons(person)
-            await tell(context, person, *reasons_view(tx, reasons), protect=True)
+            await _tell_parts(context, person, *reasons_view(tx, reasons))
         elif action == "redit":
             await release(context, person, pressed)
             asked = await tell(context, person, tx("reasons.ask"))
@@ -220,12 +220,14 @@ class UrgeFeature:
             await tell(context, person, done_text(tx, promised=promised))
         elif choice == "reasons":
             reasons = await _urges(context).reasons(person)
-            shown = reasons_text(tx, reasons, tail=tx("urge.after.ask"))
-            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
+            parts = reasons_text(tx, reasons, tail=tx("urge.after.ask"))
+            text, rows = after_view(tx, urge_id, shown=parts[-1])
+            await _tell_parts(context, person, [*parts[:-1], text], rows)
         elif choice == "safe":
             people = await _urges(context).safe_people(person)
-            shown = safe_people_text(tx, people, tail=tx("urge.after.ask"))
-            await tell(context, person, *after_view(tx, urge_id, shown=shown), protect=True)
+            parts = safe_people_text(tx, people, tail=tx("urge.after.ask"))
+            text, rows = after_view(tx, urge_id, shown=parts[-1])
+            await _tell_parts(context, person, [*parts[:-1], text], rows)
 
     async def _draft_choice(
         self, update: Update, context: Context, person: Person, action: str, draft_id: str
@@ -239,8 +241,8 @@ class UrgeFeature:
         if action == "dr":
             await release(context, person, pressed_message(update))
             local = draft.created_at.astimezone(zone_of(person))
-            text = draft_shown_text(tx, local.date().isoformat(), draft.text)
-            await tell(context, person, text, draft_buttons(tx, draft_id, read=False), protect=True)
+            parts = draft_shown_text(tx, local.date().isoformat(), draft.text)
+            await _tell_parts(context, person, parts, draft_buttons(tx, draft_id, read=False))
         elif action == "dk":
             await urges.keep_draft(person, draft_id)
             await replace_or_say(context, update, tx("urge.draft.kept"), person=person)
@@ -374,6 +376,16 @@ class UrgeFeature:
                     person,
                     *draft_offer_back_view(context.tx, row.draft_id, neutral=neutral),
                 )
+
+
+async def _tell_parts(
+    context: Context, person: Person, parts: list[str], rows: list[list[Button]]
+) -> None:
+    """The person's own words, protected, over as many messages as they need; the buttons
+    under the last, so what they act on comes after all of it."""
+    for index, text in enumerate(parts):
+        last = index == len(parts) - 1
+        await tell(context, person, text, rows if last else None, protect=True)
 
 
 def _urges(context: Context) -> UrgeService:

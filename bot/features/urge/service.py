@@ -31,6 +31,7 @@ from bot.core.clock import Clock
 from bot.features.progress.chart import MOOD_MAX, MOOD_MIN, ChartData, MoodRating
 from bot.features.progress.no_contact import Mark, MarkKind, NoContact, State, allowed, no_contact
 from bot.features.worksheets.service import WorksheetService
+from bot.people.row_versions import open_versioned
 from bot.people.service import PeopleService, Person, UnreadableDataError
 from bot.storage.urge import (
     NO_CONTACT,
@@ -55,9 +56,8 @@ FOLLOW_UP_STALE = timedelta(hours=2)
 # The held draft comes back the next day, at the hour it was written, kept to daytime.
 OFFER_EARLIEST = time(9, 0)
 OFFER_LATEST = time(21, 0)
-# Typed words are capped (a trigger is "a few words"; reasons and drafts are longer).
-TRIGGER_LIMIT = 500
-TEXT_LIMIT = 4000
+# Typed words are kept whole: one Telegram message bounds them (4,096 characters), and a
+# cut the person is not told of would lose what they meant to keep.
 
 
 @dataclass(frozen=True)
@@ -200,7 +200,7 @@ class UrgeService:
             return None
         if trigger is not None and trigger not in TRIGGERS:
             raise ValueError("unknown trigger")
-        words = text.strip()[:TRIGGER_LIMIT] if text else None
+        words = text.strip() if text else None
         urge = Urge(
             urge.urge_id,
             urge.at,
@@ -257,7 +257,7 @@ class UrgeService:
 
     async def hold_draft(self, person: Person, text: str) -> HeldDraft:
         now = self.now()
-        draft = HeldDraft(new_id(), text.strip()[:TEXT_LIMIT], now)
+        draft = HeldDraft(new_id(), text.strip(), now)
         await self.store.add_draft(
             person.person_id,
             draft.draft_id,
@@ -268,7 +268,10 @@ class UrgeService:
         return draft
 
     def _open_draft(self, person: Person, row: DraftRow) -> HeldDraft:
-        text = person.cipher.open_text(draft_slot(row.draft_id), row.text_enc)
+        # Never rewritten, so always version 0; a deleted one is anchored at 1, and a copy
+        # of it put back (an older data file) is refused like any rolled-back row.
+        slot = draft_slot(row.draft_id)
+        text = open_versioned(self._people.keys, person, slot, 0, row.text_enc)
         return HeldDraft(row.draft_id, text, _dt(row.created_at))
 
     async def draft(self, person: Person, draft_id: str) -> HeldDraft | None:
@@ -279,7 +282,10 @@ class UrgeService:
         return [self._open_draft(person, r) for r in await self.store.drafts(person.person_id)]
 
     async def delete_draft(self, person: Person, draft_id: str) -> bool:
-        return await self.store.delete_draft(person.person_id, draft_id)
+        deleted = await self.store.delete_draft(person.person_id, draft_id)
+        if deleted:  # after the delete, as for answers: a crash between loses only this
+            await self._people.keys.anchor_slots(person.person_id, {draft_slot(draft_id): 1})
+        return deleted
 
     async def keep_draft(self, person: Person, draft_id: str) -> bool:
         """Kept: no more offers; it stays until deleted (or /forget)."""
@@ -310,7 +316,7 @@ class UrgeService:
         return None if blob is None else person.cipher.open_text(note_slot(REASONS), blob)
 
     async def set_reasons(self, person: Person, text: str) -> str:
-        words = text.strip()[:TEXT_LIMIT]
+        words = text.strip()
         await self.store.put_note(
             person.person_id,
             REASONS,

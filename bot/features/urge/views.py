@@ -11,34 +11,47 @@ from bot.content.urge_texts import trigger_buttons
 from bot.core import local_format
 from bot.core.buttons import Button, Rows
 from bot.core.callbacks import MoodButton, NoContactButton, UrgeButton
-from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
+from bot.core.telegram_text import MESSAGE_LIMIT, pieces, utf16_len
 from bot.features.progress.no_contact import MarkKind, NoContact, State, allowed
 
 FOLLOW_UP_MINUTES = int(FOLLOW_UP_DELAY.total_seconds() // 60)
 
 
-def fit(head: str, words: str, tail: str = "") -> str:
-    """`head`, the person's own `words` and `tail` in one message: their words are shortened
-    (with an ellipsis) when all three would pass Telegram's limit."""
-    room = MESSAGE_LIMIT - utf16_len(head) - utf16_len(tail) - 4
-    body = truncate(words, max(room, 1), marker=ELLIPSIS)
-    return "\n\n".join(part for part in (head, body, tail) if part)
+def in_parts(head: str, words: str, tail: str = "") -> list[str]:
+    """`head`, the person's own `words` and `tail` as messages: one when all three fit
+    Telegram's limit, else the words go on over as many as they need, every word kept
+    (the head opens the first, the tail closes the last: buttons belong under it)."""
+    whole = _join(head, words, tail)
+    if utf16_len(whole) <= MESSAGE_LIMIT:
+        return [whole]
+    gap = 2  # the blank line between head, words and tail
+    parts = pieces(words, MESSAGE_LIMIT - utf16_len(head) - gap)
+    parts[0] = _join(head, parts[0])
+    if utf16_len(parts[-1]) + gap + utf16_len(tail) <= MESSAGE_LIMIT:
+        parts[-1] = _join(parts[-1], tail)
+    elif tail:
+        parts.append(tail)
+    return parts
 
 
-def draft_shown_text(tx: Tx, day: str, text: str) -> str:
-    return fit(tx("urge.draft.shown", date=day), text)
+def _join(*blocks: str) -> str:
+    return "\n\n".join(block for block in blocks if block)
 
 
-def reasons_text(tx: Tx, reasons: str | None, *, tail: str = "") -> str:
+def draft_shown_text(tx: Tx, day: str, text: str) -> list[str]:
+    return in_parts(tx("urge.draft.shown", date=day), text)
+
+
+def reasons_text(tx: Tx, reasons: str | None, *, tail: str = "") -> list[str]:
     if not reasons:
-        return tx("urge.after.reasons_none") + (f"\n\n{tail}" if tail else "")
-    return fit(tx("reasons.heading"), reasons, tail)
+        return [_join(tx("urge.after.reasons_none"), tail)]
+    return in_parts(tx("reasons.heading"), reasons, tail)
 
 
-def safe_people_text(tx: Tx, people: list[str], *, tail: str = "") -> str:
+def safe_people_text(tx: Tx, people: list[str], *, tail: str = "") -> list[str]:
     if not people:
-        return tx("urge.after.safe_person_none") + (f"\n\n{tail}" if tail else "")
-    return fit(tx("urge.after.safe_person_intro"), "\n\n".join(people), tail)
+        return [_join(tx("urge.after.safe_person_none"), tail)]
+    return in_parts(tx("urge.after.safe_person_intro"), "\n\n".join(people), tail)
 
 
 def _scale(action: str, item: str = "") -> Rows:
@@ -149,10 +162,12 @@ def draft_buttons(tx: Tx, draft_id: str, *, read: bool = True) -> Rows:
     ]
 
 
-def reasons_view(tx: Tx, reasons: str | None) -> tuple[str, Rows]:
+def reasons_view(tx: Tx, reasons: str | None) -> tuple[list[str], Rows]:
+    """The messages showing them (more than one only for reasons longer than a message;
+    the button goes under the last) and the button."""
     if not reasons:
-        return tx("reasons.none"), [[(tx("reasons.btn_write"), UrgeButton("redit").encode())]]
-    return fit(tx("reasons.heading"), reasons), [
+        return [tx("reasons.none")], [[(tx("reasons.btn_write"), UrgeButton("redit").encode())]]
+    return in_parts(tx("reasons.heading"), reasons), [
         [(tx("reasons.btn_edit"), UrgeButton("redit").encode())]
     ]
 

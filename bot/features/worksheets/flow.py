@@ -143,6 +143,12 @@ class WorksheetFlow:
     async def update_part(self, person: Person, message_id: int, text: str) -> bool:
         return await self._data.update_part(person, message_id, text)
 
+    def take_damaged(self, person: Person) -> list[int]:
+        return self._data.take_damaged(person)
+
+    async def erase_damaged(self, person: Person, message_id: int) -> bool:
+        return await self._data.erase_damaged(person, message_id)
+
     # --- where a person is ----------------------------------------------------------
 
     async def opening(self, person: Person, worksheet: Worksheet) -> Open:

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 
 from bot.content.worksheet_model import Question, Worksheet
 from bot.core.clock import Clock
-from bot.crypto import versioned_slot
+from bot.crypto import CryptoError, versioned_slot
+from bot.people.damaged import DamagedRows
 from bot.people.row_versions import next_version, open_versioned
 from bot.people.service import Person
 from bot.storage.keystore import KeyStore
@@ -55,6 +56,7 @@ class WorksheetService:
         self.worksheets = worksheets
         self._clock = clock
         self._keys = keys  # the anchors that refuse a rolled-back part (row_versions.py)
+        self._damaged = DamagedRows("answer")
 
     def _now(self) -> int:
         return int(self._clock().timestamp())
@@ -130,9 +132,37 @@ class WorksheetService:
         return True
 
     def _open(self, person: Person, rows: Sequence[PartRow]) -> tuple[str, ...]:
-        return tuple(
-            open_versioned(self._keys, person, r.slot, r.version, r.text_enc) for r in rows
-        )
+        """The parts that open. One that does not (damaged) is left out and noted, so the
+        rest is still shown and the person offered to erase it; a rolled-back one still
+        raises (the whole file may be an older copy)."""
+        opened: list[str] = []
+        for r in rows:
+            try:
+                opened.append(open_versioned(self._keys, person, r.slot, r.version, r.text_enc))
+            except (CryptoError, ValueError) as exc:
+                self._damaged.note(person.person_id, str(r.message_id), exc)
+        return tuple(opened)
+
+    def take_damaged(self, person: Person) -> list[int]:
+        """Message ids of the parts that did not open since last asked."""
+        return [int(m) for m in self._damaged.take(person.person_id)]
+
+    async def erase_damaged(self, person: Person, message_id: int) -> bool:
+        """Erase one part, only if it still does not open (an old button, or a forged one,
+        erases nothing that can be read): True once it is not there. Anchored like any
+        deletion."""
+        row = await self.store.part(person.person_id, message_id)
+        if row is None:
+            return True  # gone already (an earlier tap, /forget)
+        try:
+            open_versioned(self._keys, person, row.slot, row.version, row.text_enc)
+        except (CryptoError, ValueError):
+            pass
+        else:
+            return False
+        await self.store.delete_part(person.person_id, message_id)
+        await self._bury(person, [row])
+        return True
 
     async def answer(self, person: Person, worksheet: Worksheet, question: Question) -> Answer:
         rows = await self.store.parts(person.person_id, worksheet.id, question.id)
@@ -149,9 +179,10 @@ class WorksheetService:
         order = known + [
             Question(qid, qid, None) for qid in rows if qid not in {q.id for q in known}
         ]
-        return {
+        opened = {
             q.id: Answer(q, self._open(person, rows[q.id]), rows[q.id][0].created_at) for q in order
         }
+        return {qid: answer for qid, answer in opened.items() if answer.parts}
 
     async def started(self, person: Person) -> list[ProgressRow]:
         return await self.store.all_progress(person.person_id)

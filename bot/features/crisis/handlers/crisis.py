@@ -18,10 +18,20 @@ text typed while a safety-plan question waits (known from memory, or storage wit
 same budget) is an answer that speaks of safety; the check stays back and the worksheet
 saves it with a quiet line (bot/features/crisis/capture.py). `context.crisis_quiet` says
 so; whoever then does not give the quiet line sends the check after all (`ensure_reply`).
+
+The learned model (bot/matching/crisis_model.py) reads every private text the rules did not
+answer with certainty, in its worker thread (`look_early`, started before the message waits
+for anything). What it finds goes out as soon as it is known, on the same path and with
+the same replies, as a check, or as the emergency reply where it is confident and the
+message urgent. The rules' reply is never held for it: the model starts after the early
+path has answered. The crisis group below waits for the finding up to IN_ORDER_WAIT, so
+that the later groups treat the message as the crisis it is; past that the message goes on
+and the model's reply, when it comes, follows on its own.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from typing import Any
 
@@ -57,12 +67,88 @@ log = logging.getLogger(__name__)
 
 
 EARLY_KEY = "steady.crisis.early"
+LOOK_KEY = "steady.crisis.model"
 Early = tuple[CrisisMatch, Message | None, bool]  # the match, the reply, held back (quiet)
+# A model task nobody collected (its update stopped before the crisis group) is let go.
+_LOOK_KEPT = 60.0
+# How long the message's own handling, in its chat's order, waits for the model's finding.
+IN_ORDER_WAIT = 0.5
 
 
 def _early(application: Any) -> dict[int, Early]:
     found: dict[int, Early] = application.bot_data.setdefault(EARLY_KEY, {})
     return found
+
+
+def _looks(application: Any) -> dict[int, asyncio.Task[Early | None]]:
+    found: dict[int, asyncio.Task[Early | None]] = application.bot_data.setdefault(LOOK_KEY, {})
+    return found
+
+
+def look_early(update: Update, application: Any) -> None:
+    """Start the model's reading of a private text (called before the message waits for
+    anything). Commands, and messages the rules answer with certainty, are not read."""
+    if not is_private(update):
+        return
+    services = Context.from_update(update, application).services
+    screen = services.crisis_model
+    message = update.effective_message
+    if screen is None or message is None:
+        return
+    text = message.text or message.caption or ""
+    if not text.strip() or text.startswith("/"):
+        return
+    task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
+    looks = _looks(application)
+    looks[update.update_id] = task
+    asyncio.get_running_loop().call_later(_LOOK_KEPT, looks.pop, update.update_id, None)
+
+
+async def _model_reply(update: Update, application: Any, text: str) -> Early | None:
+    """The model's finding, sent as soon as it is known: a check where the rules found
+    nothing, the emergency reply where it is confident and the rules only asked."""
+    context = Context.from_update(update, application)
+    services = context.services
+    screen = services.crisis_model
+    if screen is None:
+        return None
+    chat = update.effective_chat
+    # The rules' answer as the early path had it (a long text was read once, off the loop).
+    rules = await services.crisis_screen.detect(text, chat.id if chat else None)
+    if rules is not None and rules.certain:
+        return None
+    match = await screen.assess(text, rules, chat.id if chat else None)
+    if match is None:
+        return None
+    message = update.effective_message
+    try:
+        sent = await respond(update, context, match, message)
+    except Exception as exc:
+        log.warning("crisis model reply not sent: %s", type(exc).__name__)
+        sent = None
+    log.info(
+        "crisis model found kind=%s tier=%s update=%s",
+        match.kind.value,
+        match.tier,
+        update.update_id,
+    )
+    return match, sent, context.crisis_quiet
+
+
+async def _collect_look(update: Update, context: Context) -> Early | None:
+    """The model's finding if it comes within IN_ORDER_WAIT: the later groups then treat
+    the message as the crisis it is. Past that the message goes on without it (its reply
+    still follows when the model has read it): an ordinary message never waits long."""
+    task = _looks(context.application).pop(update.update_id, None)
+    if task is None:
+        return None
+    try:
+        return await asyncio.wait_for(asyncio.shield(task), IN_ORDER_WAIT)
+    except TimeoutError:
+        return None
+    except Exception as exc:
+        log.warning("crisis model reading failed: %s", type(exc).__name__)
+        return None
 
 
 async def reply_early(update: Update, application: Any, *, send: bool = True) -> None:
@@ -99,6 +185,11 @@ async def on_message(update: Update, context: Context) -> None:
     if message is None or not is_private(update):
         return
     early = _early(context.application).pop(update.update_id, None)
+    # What the model found (it read the message while it waited for its turn); it only
+    # adds to the rules: a crisis they missed, or the emergency reply where they asked.
+    looked = await _collect_look(update, context)
+    if looked is not None:
+        early = looked if early is None or looked[0].tier < early[0].tier else early
     if early is not None:
         context.crisis, context.crisis_reply, context.crisis_quiet = early
         if context.crisis_quiet and not await _in_safety_plan(update, context):
@@ -129,7 +220,9 @@ async def respond(
     (unless it is a safety-plan answer: then nothing, and `context.crisis_quiet`)."""
     if match.certain:
         hint = match.kind == CrisisKind.GENERAL
-        return await send_crisis_reply(update, context, match.kind, trigger, guide_hint=hint)
+        return await send_crisis_reply(
+            update, context, match.kind, trigger, guide_hint=hint, also=match.kinds
+        )
     typed = update.message is not None and update.message.text is not None
     if typed and await _in_safety_plan(update, context):
         context.crisis_quiet = True
@@ -231,6 +324,7 @@ class CrisisFeature:
     on_sos = staticmethod(on_sos)
     on_help = staticmethod(on_help)
     reply_early = staticmethod(reply_early)
+    look_early = staticmethod(look_early)
 
     def install(self, hub: Hub) -> None:
         hub.router.on_callback(CrisisButton, on_button)

@@ -115,13 +115,21 @@ async def send_crisis_reply(
     trigger: Message | None,
     *,
     guide_hint: bool = False,
+    also: frozenset[CrisisKind] = frozenset(),
 ) -> Message | None:
+    """`also`: every kind found; a danger reply then names the crisis line too when a
+    wish to die was found beside the threat."""
     user = update.effective_user
     if user is None:
         return None
     country = await country_of(context, user.id)
     text = reply_text(
-        context, kind, country, guide_hint=guide_hint, language_code=user.language_code
+        context,
+        kind,
+        country,
+        guide_hint=guide_hint,
+        language_code=user.language_code,
+        also=also,
     )
     trigger_id = trigger.message_id if trigger is not None else None
     sent = await send_urgent(
@@ -156,6 +164,7 @@ def reply_text(
     *,
     guide_hint: bool = False,
     language_code: str | None = None,
+    also: frozenset[CrisisKind] = frozenset(),
 ) -> str:
     content = context.services.content
     label = name_in(country, content.helplines, context.language) if country else None
@@ -167,6 +176,7 @@ def reply_text(
         country_label=label,
         guide_hint=guide_hint,
         likely=likely_countries(context, language_code) if country is None else (),
+        also=also,
     )
 
 

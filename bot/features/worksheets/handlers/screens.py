@@ -17,6 +17,7 @@ from bot.features.worksheets import views
 from bot.features.worksheets.flow import Opening
 from bot.framework.chat import delete_and_forget, release, strip_buttons, tell
 from bot.framework.context import Context
+from bot.framework.damaged import offer_damaged
 from bot.people.service import Person
 
 
@@ -52,6 +53,7 @@ async def show_question(
         answered = await has_answers(context, person, ws)
         buttons = views.finished_buttons(tx, ws, answered=answered)
         await tell(context, person, ws.closing, buttons)
+        await offer_damaged(context, person)
         return
     answer = await flow.answer(person, ws, position)
     view = views.question_view(tx, ws, position, answer.parts, lead=lead)
@@ -61,6 +63,7 @@ async def show_question(
     sent = await tell(context, person, view, buttons, protect=answered, quotes=quotes)
     step = WorksheetState(ws.id, sent.message_id, position=position, previous=shown_before)
     await flow.shown(person, ws, step)
+    await offer_damaged(context, person)
 
 
 async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> None:
@@ -79,6 +82,7 @@ async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> Non
         answered = await has_answers(context, person, ws)
         buttons = views.finished_buttons(tx, ws, again=True, answered=answered)
         await tell(context, person, text, buttons)
+        await offer_damaged(context, person)
     else:
         lead = tx("worksheets.resumed")
         await show_question(context, person, ws, opening.position, lead=lead)
@@ -111,7 +115,9 @@ async def review(
         await release(context, person, pressed)
     if not pages:
         await tell(context, person, tx("worksheets.review_empty"))
+        await offer_damaged(context, person)
         return
     # [Hide]: the page shows their own words; it leaves the chat at once when tapped.
     buttons = views.review_buttons(tx, ws, pages, page) + hide_row(context)
     await tell(context, person, pages[page].rich, buttons, protect=True, quotes=ws.id)
+    await offer_damaged(context, person)

@@ -1,0 +1,184 @@
+"""The crisis model off the event loop: one worker thread per process, each chat in turn
+and the most worrying message first, a time budget per message.
+
+The encoder's work happens in C through ctypes, which lets go of the GIL, so a thread is
+enough: the event loop keeps serving while a message is read (a process would add its own
+copy of the model's memory). One worker, because the bot shares its cores with the event
+loop and the rules.
+
+Under load more messages arrive than the encoder can read (at 500 a second it reads a few
+dozen). So messages wait in a priority queue ordered by how worrying the cheap n-gram view
+finds them (tens of microseconds on the event loop): "he's coming up the stairs" is read
+next, a message about dinner waits. A message whose budget ran out while it waited is
+left to the rules, and so, while the queue is long, is one the n-gram view finds plainly
+calm (`SHED_BELOW`), rather than read late.
+
+Loading happens once per process (bot/app.py asks for it at start-up); if the package or
+the head cannot load, one log line says so and the bot runs on the rules. No text is ever
+logged here, at any level.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import heapq
+import itertools
+import logging
+import threading
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.matching.crisis import CrisisMatch
+from bot.matching.crisis_model import CrisisModel, load_model
+
+log = logging.getLogger(__name__)
+
+# How long a message may wait for the model, queue included. Under bench/bench_crisis.py's
+# load the reply follows well within this (docs/performance.md); past it the message is left
+# to the rules rather than answered late.
+BUDGET = 2.0
+# While more than BACKLOG messages wait, those whose n-gram logit is below SHED_BELOW are
+# left to the rules unread (the n-gram view alone calls them calm by a wide margin).
+BACKLOG = 16
+SHED_BELOW = -4.0
+
+
+@dataclass(order=True)
+class _Job:
+    turn: int  # how many of its chat's messages were waiting when it came: fewest first
+    priority: float  # minus the n-gram logit: the most worrying pops first
+    order: int
+    chat: Hashable = field(compare=False)
+    text: str = field(compare=False)
+    rules: CrisisMatch | None = field(compare=False)
+    deadline: float = field(compare=False)
+    loop: asyncio.AbstractEventLoop = field(compare=False)
+    future: asyncio.Future[CrisisMatch | None] = field(compare=False)
+
+
+class ModelScreen:
+    """Reads messages with the model in a worker thread, within a budget."""
+
+    def __init__(self, model: CrisisModel, budget: float = BUDGET) -> None:
+        self.model = model
+        self.budget = budget
+        self.skipped = 0  # messages left to the rules: over budget, shed, or the model failed
+        self._queue: list[_Job] = []
+        self._ready = threading.Condition()
+        self._order = itertools.count()
+        self._waiting: dict[Hashable, int] = {}  # per chat, its messages in the queue
+        self._worker: threading.Thread | None = None
+
+    def _start(self) -> None:
+        if self._worker is None:
+            self._worker = threading.Thread(target=self._work, name="crisis-model", daemon=True)
+            self._worker.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                job = heapq.heappop(self._queue)
+                backlog = len(self._queue)
+                left = self._waiting.pop(job.chat, 1) - 1
+                if left:
+                    self._waiting[job.chat] = left
+            result: CrisisMatch | None = None
+            error: Exception | None = None
+            late = time.monotonic() > job.deadline
+            shed = backlog > BACKLOG and -job.priority < SHED_BELOW
+            if not late and not shed:
+                try:
+                    result = self.model.assess(job.text, job.rules)
+                except Exception as exc:  # reported on the loop, as a type name
+                    error = exc
+            if late or shed or error is not None:
+                self.skipped += 1
+            # RuntimeError: that event loop has closed (the bot stopped); nobody waits for it.
+            with contextlib.suppress(RuntimeError):
+                job.loop.call_soon_threadsafe(_settle, job.future, result, error)
+
+    async def assess(
+        self, text: str, rules: CrisisMatch | None, chat: Hashable = None
+    ) -> CrisisMatch | None:
+        """The model's match beside the rules' (see CrisisModel.assess), or None when it
+        adds nothing, ran over its budget, or failed."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[CrisisMatch | None] = loop.create_future()
+        priority = -self.model.quick(text)
+        deadline = time.monotonic() + self.budget
+        with self._ready:
+            turn = self._waiting.get(chat, 0)
+            self._waiting[chat] = turn + 1
+            job = _Job(turn, priority, next(self._order), chat, text, rules, deadline, loop, future)
+            heapq.heappush(self._queue, job)
+            self._ready.notify()
+        self._start()
+        try:
+            return await asyncio.wait_for(asyncio.shield(future), self.budget)
+        except TimeoutError:
+            # Under load this is expected, many times a second: counted, not logged loudly.
+            log.debug("crisis model over its budget; rules only for this message")
+        except Exception as exc:
+            log.warning("crisis model failed: %s", type(exc).__name__)
+        return None
+
+
+def _settle(
+    future: asyncio.Future[CrisisMatch | None], result: CrisisMatch | None, error: Exception | None
+) -> None:
+    if future.done():
+        return  # the caller stopped waiting (its budget ran out)
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(result)
+
+
+_lock = threading.Lock()
+_loaded: CrisisModel | None = None
+_failed = False
+
+
+def shared_model(head: Path) -> CrisisModel | None:
+    """The process's model (`head`: content's crisis_model/head.npz), loaded on first use;
+    None (with one log line, once) if it cannot load. Tests and replicas in one process
+    share it: it holds no state."""
+    global _loaded, _failed  # noqa: PLW0603
+    with _lock:
+        if _loaded is None and not _failed:
+            started = time.perf_counter()
+            try:
+                _loaded = load_model(head)
+            except Exception as exc:
+                _failed = True
+                log.warning(
+                    "crisis model not loaded (%s): the crisis rules run alone",
+                    type(exc).__name__,
+                )
+            else:
+                log.info(
+                    "crisis model loaded (%s) in %.2f s",
+                    _loaded.views,
+                    time.perf_counter() - started,
+                )
+        return _loaded
+
+
+_screen: ModelScreen | None = None
+
+
+def shared_screen(head: Path) -> ModelScreen | None:
+    """One worker per process over the shared model."""
+    global _screen  # noqa: PLW0603
+    model = shared_model(head)
+    if model is None:
+        return None
+    with _lock:
+        if _screen is None:
+            _screen = ModelScreen(model)
+        return _screen
