@@ -231,13 +231,13 @@ def _run(args: argparse.Namespace) -> int:
         )
     ensure_data_dir(settings.data_dir)
     check_key_placement(settings)
-    _warm_indexes()
     return asyncio.run(_serve(settings))
 
 
 def _warm_indexes() -> None:
-    """Built before serving (about a second and 70 MB; docs/performance.md), so no person's
-    answer waits on it inside the event loop."""
+    """The time-zone names' index (about a second and 70 MB; docs/performance.md), built in
+    a worker thread once the bot polls: nothing heavy before the first poll (issue 25), and
+    no person's answer builds it inside the event loop."""
     from bot.geo import zone_index  # noqa: PLC0415
 
     zone_index.warm()
@@ -253,7 +253,9 @@ async def _serve(settings: Settings) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         await runtime.start()
+        warming = loop.run_in_executor(None, _warm_indexes)
         await stop.wait()
+        warming.cancel()  # not started yet, or done: a build under way finishes on its own
     finally:
         await runtime.stop()
     return 0

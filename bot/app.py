@@ -292,6 +292,9 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
         settings.token,
         base_url=settings.api_url or "https://api.telegram.org/bot",
         request=http_transport(settings.http_timeout, pool=8),
+        # It never polls; without this PTB builds an httpx client for it at start, and
+        # loading httpcore for that was a tenth of the time to the first poll (issue 25).
+        get_updates_request=http_transport(settings.http_timeout, pool=1),
         # Per chat: one person's 429 pauses their replies only (issue 27, finding 2).
         rate_limiter=SendPolicy(throttle=False, base_delay=backoff, per_chat=True),
     )
@@ -341,6 +344,10 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
 
     processor.early_panic = early_panic
     processor.might_panic = discretion.might_be_word(services)
+    processor.meet = services.people.resolve
+    # Someone with a panic word armed stays in memory: its check reads memory only.
+    cover = services.cover
+    base.keys.cache.keep = lambda row_id: cover.armed(row_id) is not None or cover.in_cover(row_id)
     # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
     intake_bot.screen_with(processor.screen_raw, processor.screen)
 

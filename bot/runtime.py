@@ -31,9 +31,9 @@ from bot.keys import resolve_master_key
 from bot.people.ledger import MessageLedger
 from bot.storage.backend import Backend, Subscription
 from bot.storage.engines import open_data_database
-from bot.storage.identities import move_legacy_rows, sweep_orphans
+from bot.storage.identities import tidy_at_start
 from bot.storage.keystore import KeyStore
-from bot.storage.people import PERSON_CHANNEL
+from bot.storage.people import PERSON_CHANNEL, PeopleStore
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import ALLOWED_UPDATES
 from bot.transport.ordering import CrisisFirstUpdateProcessor
@@ -65,8 +65,7 @@ async def open_storage(settings: Settings) -> Storage:
         await keys.close()
         raise
     try:
-        await move_legacy_rows(db, keys)
-        await sweep_orphans(db, keys)
+        await tidy_at_start(db, keys, PeopleStore(db))
     except BaseException:
         await db.close()
         await keys.close()

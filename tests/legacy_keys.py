@@ -23,9 +23,9 @@ async def write_before_references(
     id, slot, version). Into a new, empty store."""
     store = await KeyStore.open(target, master)
     try:
-        assert not store.row_ids()
+        assert not await store.everyone()
         async with store.db.transaction() as tx:
-            await tx.execute("DELETE FROM meta WHERE name = 'layout'")
+            await tx.execute("DELETE FROM meta WHERE name IN ('layout', 'swept')")
             await tx.executemany(
                 "INSERT INTO data_keys (person_id, wrapped, created_at) VALUES (?, ?, ?)",
                 [(owner, master.wrap(key, owner), WRITTEN_AT) for owner, key in keys.items()],

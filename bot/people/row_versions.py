@@ -47,8 +47,7 @@ async def reanchor(
     the rows now there as the newest (each settings revision, each edited row's version).
     Returns how many people's settings were read; one that does not open is anchored at 0."""
     revisions: dict[str, int] = {}
-    row_ids = sorted(keys.row_ids())
-    owners = {o: r for r in row_ids if (o := keys.owner_of(r)) is not None}
+    owners = {o: r for r, o in sorted((await keys.everyone()).items())}
     data_keys = await keys.data_keys(list(owners))
     for owner, key in data_keys.items():
         row_id = owners[owner]

@@ -170,6 +170,11 @@ class PeopleService:
         handle = self._handle(user_id)
         return self.keys.row_id(handle) or handle
 
+    async def resolve(self, user_id: int) -> None:
+        """Meet the person before their update is handled: their identity into memory (one
+        indexed read when not met lately), so `person_id` is right for every handler."""
+        await self.keys.find(self._handle(user_id))
+
     def _now(self) -> int:
         return int(self._clock().timestamp())
 
@@ -327,7 +332,9 @@ class PeopleService:
         await self.store.update(person_id, now=self._now(), active=active)
 
     async def forget(self, person_id: str) -> None:
-        """Destroy the key first: if deleting rows then fails, they are already unreadable."""
+        """Destroy the key first: if deleting rows then fails, they are already unreadable
+        (and marked, so the next start finishes the deletion)."""
+        await self.store.mark_forgetting(person_id)
         try:
             await self.keys.destroy_identity(person_id)
         finally:

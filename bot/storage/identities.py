@@ -3,8 +3,11 @@
 Before, every table's person_id was HMAC(pseudonym key, Telegram id): with the key store
 and the master key, any old copy of the data database led back to the person, /forget or
 not. Now the data database holds only random row ids; the key store maps handles to them.
-Run at every start: a crash between the key store's commit and this one is finished next
-time (each step is one transaction and safe to repeat).
+Run at start until it has run once with the key store's reference layout (then the key
+store notes it): a crash between the key store's commit and this one is finished next time
+(each step is one transaction and safe to repeat). After that, start-up reads nothing that
+grows with the number of people (issue 25): a /forget marks itself in the data database
+first, and only marked ones are finished at start.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import logging
 
 from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +65,7 @@ async def sweep_orphans(db: Backend, keys: KeyStore) -> int:
     between the key store's delete (first) and the rows' leaves rows that nothing can open
     or link. Run at start, after the move above. A key store with nobody in it could be the
     wrong file, so then nothing is deleted."""
-    known = keys.row_ids()
+    known = set(await keys.everyone())
     if not known:
         return 0
     candidates: set[str] = set()
@@ -72,7 +76,7 @@ async def sweep_orphans(db: Backend, keys: KeyStore) -> int:
     if not candidates:
         return 0
     # Asked again of the key store itself: with several replicas, someone may have joined
-    # on another one since this one loaded the identities (their identity is written
+    # on another one since this one read the identities (their identity is written
     # before their first row, so a row with none in the store is truly orphaned).
     orphans = candidates - set(await keys.owners(sorted(candidates)))
     if not orphans:
@@ -86,3 +90,26 @@ async def sweep_orphans(db: Backend, keys: KeyStore) -> int:
     await db.checkpoint()
     log.info("deleted the rows of %d people forgotten half-way", len(orphans))
     return len(orphans)
+
+
+async def finish_forgets(people: PeopleStore, keys: KeyStore) -> int:
+    """Finish every /forget marked and not done: the key and the link go (again, if they
+    went already), then the rows. Someone who asked to be forgotten is, even if the
+    process died before the key store's delete."""
+    marked = await people.forgetting()
+    for person_id in marked:
+        await keys.destroy_identity(person_id)
+        await people.delete(person_id)
+    if marked:
+        log.info("finished %d /forget(s) that stopped half-way", len(marked))
+    return len(marked)
+
+
+async def tidy_at_start(db: Backend, keys: KeyStore, people: PeopleStore) -> None:
+    """What start-up does about identities: the whole-store passes once, then only the
+    marked /forgets (a read of one small table)."""
+    if not await keys.swept():
+        await move_legacy_rows(db, keys)
+        await sweep_orphans(db, keys)
+        await keys.note_swept()
+    await finish_forgets(people, keys)

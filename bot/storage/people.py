@@ -87,9 +87,24 @@ class PeopleStore:
         await self.db.notify(PERSON_CHANNEL, f"{origin}:{change}")
 
     async def delete(self, person_id: str) -> None:
-        """Delete the person and (by cascade) everything of theirs, then scrub the WAL."""
-        await self.db.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
+        """Delete the person and (by cascade) everything of theirs, and the mark of a
+        /forget under way, then scrub the WAL."""
+        async with self.db.transaction() as tx:
+            await tx.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
+            await tx.execute("DELETE FROM forgetting WHERE person_id = ?", (person_id,))
         await self.db.checkpoint()
+
+    async def mark_forgetting(self, person_id: str) -> None:
+        """Before the key store's delete: a /forget stopped after it is finished at start."""
+        await self.db.execute(
+            "INSERT INTO forgetting (person_id) VALUES (?) ON CONFLICT (person_id) DO NOTHING",
+            (person_id,),
+        )
+
+    async def forgetting(self) -> list[str]:
+        """The /forgets marked and not finished (a crash, or one under way elsewhere)."""
+        rows = await self.db.fetch_all("SELECT person_id FROM forgetting")
+        return [str(r["person_id"]) for r in rows]
 
     async def remember_messages(self, entries: list[tuple[str, int, int, str | None]]) -> None:
         """(person_id, message_id, sent_at, quotes) rows in one transaction; ids of people

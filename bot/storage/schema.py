@@ -242,6 +242,18 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX seen_updates_age ON seen_updates (seen_at);
         """,
     ),
+    (
+        9,
+        """
+        -- A /forget under way: written before the key store's delete, gone with the rows.
+        -- One left at start is a /forget that stopped half-way, finished then, so start-up
+        -- never has to compare every row with the key store (issue 25). No foreign key:
+        -- it outlives the person's row by design, for the instant the delete takes.
+        CREATE TABLE forgetting (
+            person_id TEXT PRIMARY KEY
+        );
+        """,
+    ),
 )
 
 KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

@@ -43,6 +43,7 @@ POSTGRES_MIGRATIONS: tuple[tuple[int, str], ...] = (
     ported(MIGRATIONS, 6),
     ported(MIGRATIONS, 7),
     ported(MIGRATIONS, 8),
+    ported(MIGRATIONS, 9),
 )
 
 POSTGRES_KEYSTORE_MIGRATIONS: tuple[tuple[int, str], ...] = (

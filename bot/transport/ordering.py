@@ -125,6 +125,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # Set by app.py: whether this sender's text may be their panic or return word
         # (memory only: a pseudonym and a dict lookup).
         self.might_panic: Callable[[int, str], bool] = lambda user_id, text: False
+        # Set by app.py: the sender met before their update is handled (their identity
+        # into memory: one indexed read for someone not met lately).
+        self.meet: Callable[[int], Awaitable[None]] | None = None
         # Webhook mode on PostgreSQL: held around an update's handling, after the crisis
         # reply, so two replicas never change one person's state at once.
         self.chat_guard: Callable[[int], AbstractAsyncContextManager[None]] | None = None
@@ -238,12 +241,23 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             # holding slots others need. A crisis message takes none: it must not queue.
             async with guard:
                 if early.urgent:
+                    await self._meet(update)
                     await coroutine
                 else:
                     async with self._slots:
+                        await self._meet(update)
                         await coroutine
         finally:
             self._end_turn(chat.id, turn)
+
+    async def _meet(self, update: Update) -> None:
+        user = update.effective_user
+        if user is None or self.meet is None:
+            return
+        try:
+            await self.meet(user.id)
+        except Exception as exc:  # storage down: the handlers' own reads report it
+            log.warning("sender not looked up: %s", type(exc).__name__)
 
     @property
     def waiting_for_slots(self) -> int:

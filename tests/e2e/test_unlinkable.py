@@ -51,12 +51,12 @@ async def test_an_old_backup_holds_no_link_after_forget(bot: BotUnderTest, tmp_p
         in_backup = ids_in(backup)
         assert handle not in in_backup
         assert handle.encode() not in file_bytes(backup)[backup.name]
-        stayed = keys.row_id(pseudonym(await keys.pseudonym_key(), USER + 1))
-        assert keys.row_id(handle) is None
+        stayed = await keys.find(pseudonym(await keys.pseudonym_key(), USER + 1))
+        assert await keys.find(handle) is None
         assert len(in_backup) == 2 and stayed in in_backup  # the backup does hold them both
         for row_id in in_backup - {stayed}:
             # Nothing in the key store names the forgotten row: no owner, no key.
-            assert keys.owner_of(row_id) is None
+            assert await keys.owners([row_id]) == {}
             assert await keys.data_key(row_id) is None
         store_bytes = b"".join(file_bytes(bot.settings.key_db).values())
         for row_id in in_backup - {stayed}:
@@ -78,22 +78,24 @@ async def test_people_from_before_move_to_random_row_ids(bot: BotUnderTest, tmp_
     await write_before_references(  # as the previous version made it
         bot.settings.key_db, MasterKey(bot.settings.master_key), {handle: key}
     )
-    await bot.start()
-    services = bot.services
     legacy = PersonCipher(handle, key)
     profile = Profile(country="IE", onboarded=True, timezone="Europe/Dublin")
-    await PeopleStore(services.db).insert(
-        handle,
-        legacy.seal_text(CHAT_SLOT, str(USER)),
-        legacy.seal_text(PROFILE_SLOT, profile.to_json()),
-        "",
-        1_764_493_200,
-    )
-    await services.db.execute(
-        "INSERT INTO chat_messages (person_id, message_id, sent_at) VALUES (?, 5, 1764493200)",
-        (handle,),
-    )
-    await bot.restart()
+    old = await Database.open(bot.settings.data_db, MIGRATIONS)
+    try:
+        await PeopleStore(old).insert(
+            handle,
+            legacy.seal_text(CHAT_SLOT, str(USER)),
+            legacy.seal_text(PROFILE_SLOT, profile.to_json()),
+            "",
+            1_764_493_200,
+        )
+        await old.execute(
+            "INSERT INTO chat_messages (person_id, message_id, sent_at) VALUES (?, 5, 1764493200)",
+            (handle,),
+        )
+    finally:
+        await old.close()
+    await bot.start()
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.country == "IE" and person.chat_id == USER
     assert person.person_id != handle and person.person_id.startswith("r")

@@ -130,7 +130,9 @@ async def test_rows_left_by_a_forget_that_stopped_half_way_are_swept_at_start(
     await bot.onboard()  # someone else, who must keep everything
     gone = bot.services.people.person_id(PERSON)
     kept = bot.services.people.person_id(USER)
-    # The crash: the key store's delete committed, the rows' delete never ran.
+    # The crash: the /forget marked, the key store's delete committed, the rows' delete
+    # never ran.
+    await bot.services.people.store.mark_forgetting(gone)
     await bot.services.keys.destroy_identity(gone)
     await bot.restart()
     db = bot.services.db

@@ -206,7 +206,9 @@ async def test_row_version_anchors(targets: Targets) -> None:
 
     keys = await KeyStore.open(targets.keys, master)
     try:
-        assert keys.anchored_slot(row_id, "journal:e1") == 1  # reloaded at open
+        assert keys.anchored_slot(row_id, "journal:e1") == 0  # nobody in memory at open
+        assert await keys.find("handle-1") == row_id
+        assert keys.anchored_slot(row_id, "journal:e1") == 1  # read when they are met
         await keys.destroy_identity(row_id)
         assert keys.anchored_slot(row_id, "journal:e1") == 0
         left = await keys.db.fetch_one("SELECT COUNT(*) AS n FROM row_versions")

@@ -269,6 +269,7 @@ async def test_keystore(targets: Targets) -> None:
 
     keys = await KeyStore.open(targets.keys, master)
     try:
+        assert await keys.find("handle-1") == row_id
         assert keys.row_id("handle-1") == row_id
         assert keys.anchored_version(row_id) == 3
         assert await keys.pseudonym_key() == pseudo
@@ -304,7 +305,7 @@ async def test_legacy_rows_move(targets: Targets) -> None:
         await person(db, "legacy-handle")
         await JournalStore(db).add("legacy-handle", "e1", None, 1, b"\x01t", NOW)
         assert await move_legacy_rows(db, keys) == 1
-        row_id = keys.row_id("legacy-handle")
+        row_id = await keys.find("legacy-handle")
         assert row_id is not None and row_id != "legacy-handle"
         assert await PeopleStore(db).get(row_id) is not None
         assert await JournalStore(db).count(row_id) == 1

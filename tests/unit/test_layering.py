@@ -287,6 +287,12 @@ LAZY_ALLOWED = {
     ("bot.features.progress.chart", "bot.features.progress.drawing"): (
         "matplotlib (about 100 MB) is imported only in the chart's worker process"
     ),
+    # fpdf (with fontTools and numpy) was a quarter of the imports before the first poll;
+    # only a PDF export needs it (issue 25).
+    ("bot.features.export.pdf_text", "fpdf"): "fpdf loads on the first PDF",
+    ("bot.features.export.pdf_text", "fontTools.ttLib"): "fontTools loads on the first PDF",
+    ("bot.features.export.render", "fpdf.enums"): "fpdf loads on the first PDF",
+    ("bot.features.record.export", "fpdf.enums"): "fpdf loads on the first PDF",
 }
 
 

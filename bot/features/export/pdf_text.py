@@ -13,9 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from fontTools.ttLib import TTFont
-from fpdf import FPDF
+if TYPE_CHECKING:  # fpdf and fontTools load on the first PDF, not at start (issue 25)
+    from fpdf import FPDF
 
 LINE_HEIGHT = 6.0  # mm, every line alike
 MARGIN_SIDE = 18.0
@@ -60,6 +61,8 @@ def font_path(name: str) -> Path:
 @cache
 def coverage() -> dict[int, str]:
     """Each code point the shipped fonts draw -> the file that draws it (NotoSans first)."""
+    from fontTools.ttLib import TTFont  # noqa: PLC0415 - heavy, first PDF only
+
     covered: dict[int, str] = {}
     for name in (f"{FONT}-Regular.ttf", *SCRIPT_FONTS):
         font = TTFont(font_path(name), lazy=True)
@@ -135,6 +138,8 @@ def fonts_for(texts: Iterable[str]) -> list[str]:
 
 
 def new_pdf(texts: Iterable[str] = ()) -> FPDF:
+    from fpdf import FPDF  # noqa: PLC0415 - heavy, first PDF only
+
     pdf = FPDF(format="A4", unit="mm")
     pdf.set_margins(MARGIN_SIDE, MARGIN_TOP, MARGIN_SIDE)
     pdf.set_auto_page_break(True, margin=MARGIN_BOTTOM)

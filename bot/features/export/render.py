@@ -19,10 +19,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, tzinfo
+from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-from fpdf import FPDF
-from fpdf.enums import XPos, YPos
 
 from bot.content.locales import Locale
 from bot.content.texts import Tx
@@ -42,6 +40,9 @@ from bot.features.export.pdf_text import (
 )
 from bot.features.worksheets.service import Answer, WorksheetService
 from bot.people.service import Person
+
+if TYPE_CHECKING:  # fpdf loads on the first PDF, not at start (issue 25)
+    from fpdf import FPDF
 
 # --- the document -----------------------------------------------------------------------
 
@@ -302,6 +303,8 @@ def pdf_lines(doc: ExportDocument, pdf: FPDF | None = None) -> list[PdfLine]:
 
 
 def build_pdf(doc: ExportDocument) -> bytes:
+    from fpdf.enums import XPos, YPos  # noqa: PLC0415 - heavy, first PDF only
+
     pdf = new_pdf(_texts(doc))
     pdf.set_title(doc.title)
     lines = pdf_lines(doc, pdf)

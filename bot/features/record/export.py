@@ -14,9 +14,8 @@ import base64
 import io
 from dataclasses import dataclass
 from datetime import date, datetime
+from typing import TYPE_CHECKING
 
-from fpdf import FPDF
-from fpdf.enums import XPos, YPos
 from PIL import Image, UnidentifiedImageError
 
 from bot.content.texts import Tx
@@ -25,6 +24,9 @@ from bot.features.export import render as export
 from bot.features.record.dates import happened_label, written_label
 from bot.features.record.service import FILES, TEXT_STEPS, RecordService
 from bot.people.service import Person
+
+if TYPE_CHECKING:  # fpdf loads on the first PDF, not at start (issue 25)
+    from fpdf import FPDF
 
 IMAGE_WIDTH = 120.0  # mm on the page; tall images are scaled to fit a page's height
 _MAX_IMAGE_HEIGHT = 200.0
@@ -188,6 +190,8 @@ def _texts(doc: RecordDocument) -> list[str]:
 def build_pdf(doc: RecordDocument) -> bytes:
     """Text lines as the journal PDF lays them out (every script, shaped); each image on
     the page after its entry's file line, scaled to the text width."""
+    from fpdf.enums import XPos, YPos  # noqa: PLC0415 - heavy, first PDF only
+
     pdf = pdf_text.new_pdf(_texts(doc))
     pdf.set_title(doc.title)
     layout = pdf_text.Layout(pdf)
