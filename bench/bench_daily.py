@@ -44,13 +44,14 @@ from bot.config import Settings
 from bot.content.loader import load_content
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
-from bot.features.checkins.delivery import Claim, schedule_of
+from bot.features.checkins.policy import Claim, schedule_of
 from bot.features.checkins.schedule import next_occurrence
 from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
 from bot.runtime import Runtime
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS
+from bot.transport.send_outcome import Delivered, SendOutcome
 
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
 # (zone, local time) pairs that all fall on DUE: a realistic mix, due in the same minute.
@@ -190,8 +191,8 @@ async def measure_pass(
         if dry:
             counter = iter(range(1, 10**9))
 
-            async def stub(claim: Claim) -> int:
-                return next(counter)
+            async def stub(claim: Claim) -> SendOutcome:
+                return Delivered(next(counter))
 
             dispatcher._sender = stub  # the benchmark swaps the transport only
         if concurrency:

@@ -41,8 +41,10 @@ from bot.config import Settings
 from bot.content.loader import load_content
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
-from bot.features.checkins.delivery import Claim, Dispatcher
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.policy import Claim
 from bot.runtime import Runtime
+from bot.transport.send_outcome import Delivered, SendOutcome
 from tests.helpers.postgres import fresh_schemas
 from tests.storage.test_two_dispatchers import DUE, Deployment, seed
 
@@ -83,8 +85,8 @@ async def stub_child(data: str, keys: str, master_hex: str, profile: Path | None
     replica = await deployment.replica(lock=False)
     counter = iter(range(1, 10**9))
 
-    async def stub(claim: Claim) -> int:
-        return next(counter)
+    async def stub(claim: Claim) -> SendOutcome:
+        return Delivered(next(counter))
 
     replica.dispatcher._sender = stub  # the benchmark swaps the transport only
     try:

@@ -13,9 +13,10 @@ written in one transaction, and what a crash between claim and send means.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from typing import Any
 
 from bot.core.errors import SteadyError
 from bot.storage.backend import Backend, Dialect, Row, Tx
@@ -80,12 +81,67 @@ def _delivery(row: Row) -> DeliveryRow:
 
 
 _DELIVERY_COLUMNS = "local_date, prompt_id, status, message_id, claimed_at"
+# Oldest first, on the partial index people_due. Both due columns are always written
+# together; a row missing its date is skipped here rather than left at the head of every
+# batch.
+_DUE = (
+    "SELECT person_id, chat_enc, profile_enc, next_due_utc, next_due_date"
+    " FROM people WHERE next_due_utc IS NOT NULL AND active = 1 AND next_due_utc <= ?"
+    " AND next_due_date IS NOT NULL ORDER BY next_due_utc LIMIT ?"
+)
 _VERSION_COLUMNS = "person_id, next_due_utc, next_due_date, active, profile_enc, chat_enc"
 
 
 def _chunks(items: Sequence[str]) -> Iterable[Sequence[str]]:
     for start in range(0, len(items), _CHUNK):
         yield items[start : start + _CHUNK]
+
+
+def _due_row(r: Row) -> DueRow:
+    return DueRow(
+        person_id=str(r["person_id"]),
+        chat_enc=bytes(r["chat_enc"]),
+        profile_enc=bytes(r["profile_enc"]),
+        next_due_utc=int(r["next_due_utc"]),
+        next_due_date=str(r["next_due_date"]),
+    )
+
+
+def _version(row: Row) -> Version:
+    return Version(
+        None if row["next_due_utc"] is None else int(row["next_due_utc"]),
+        None if row["next_due_date"] is None else str(row["next_due_date"]),
+        bool(row["active"]),
+        bytes(row["profile_enc"]),
+        bytes(row["chat_enc"]),
+    )
+
+
+Fetch = Callable[[str, Sequence[Any]], Awaitable[list[Row]]]
+
+
+async def _versions(fetch: Fetch, person_ids: Sequence[str], lock: str) -> dict[str, Version]:
+    found: dict[str, Version] = {}
+    for chunk in _chunks(person_ids):
+        marks = ",".join("?" * len(chunk))
+        sql = f"SELECT {_VERSION_COLUMNS} FROM people WHERE person_id IN ({marks}){lock}"  # noqa: S608 - placeholders only
+        for row in await fetch(sql, chunk):
+            found[str(row["person_id"])] = _version(row)
+    return found
+
+
+async def _histories(fetch: Fetch, person_ids: Sequence[str]) -> dict[str, list[DeliveryRow]]:
+    found: dict[str, list[DeliveryRow]] = {pid: [] for pid in person_ids}
+    for chunk in _chunks(person_ids):
+        marks = ",".join("?" * len(chunk))
+        rows = await fetch(
+            f"SELECT person_id, {_DELIVERY_COLUMNS} FROM deliveries"  # noqa: S608 - placeholders only
+            f" WHERE person_id IN ({marks}) ORDER BY person_id, local_date",
+            chunk,
+        )
+        for row in rows:
+            found[str(row["person_id"])].append(_delivery(row))
+    return found
 
 
 @dataclass
@@ -115,23 +171,17 @@ class ClaimTransaction:
         self._tx = tx
         self._dialect = dialect
 
+    async def due(self, now: int, limit: int) -> list[DueRow]:
+        """The next due rows nobody else is claiming, locked until this claim commits
+        (PostgreSQL): a second dispatcher's read skips them and takes the rows after."""
+        rows = await self._tx.fetch_all(_DUE + self._dialect.skip_locked, (now, limit))
+        return [_due_row(r) for r in rows]
+
+    async def histories(self, person_ids: Sequence[str]) -> dict[str, list[DeliveryRow]]:
+        return await _histories(self._tx.fetch_all, person_ids)
+
     async def versions(self, person_ids: Sequence[str]) -> dict[str, Version]:
-        found: dict[str, Version] = {}
-        for chunk in _chunks(person_ids):
-            marks = ",".join("?" * len(chunk))
-            sql = (
-                f"SELECT {_VERSION_COLUMNS} FROM people WHERE person_id IN ({marks})"  # noqa: S608 - placeholders only
-                f"{self._dialect.skip_locked}"
-            )
-            for row in await self._tx.fetch_all(sql, chunk):
-                found[str(row["person_id"])] = Version(
-                    None if row["next_due_utc"] is None else int(row["next_due_utc"]),
-                    None if row["next_due_date"] is None else str(row["next_due_date"]),
-                    bool(row["active"]),
-                    bytes(row["profile_enc"]),
-                    bytes(row["chat_enc"]),
-                )
-        return found
+        return await _versions(self._tx.fetch_all, person_ids, self._dialect.skip_locked)
 
     async def statuses(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
         """Current status of each (person_id, local_date) record that exists."""
@@ -191,26 +241,19 @@ class DeliveryStore:
 
     # --- the dispatcher ---------------------------------------------------------------
 
+    @property
+    def locks_rows(self) -> bool:
+        """Whether a claim can lock the rows it reads (PostgreSQL), so that the whole claim,
+        read included, is one transaction; SQLite's one writer locks the whole file."""
+        return self.db.dialect is Dialect.POSTGRES
+
     async def due(self, now: int, limit: int) -> list[DueRow]:
-        """People whose next prompt is due, oldest first (the partial index people_due)."""
-        rows = await self.db.fetch_all(
-            "SELECT person_id, chat_enc, profile_enc, next_due_utc, next_due_date"
-            " FROM people WHERE next_due_utc IS NOT NULL AND active = 1 AND next_due_utc <= ?"
-            # Both columns are always written together; a row missing its date is skipped
-            # here rather than left at the head of every batch.
-            " AND next_due_date IS NOT NULL ORDER BY next_due_utc LIMIT ?",
-            (now, limit),
-        )
-        return [
-            DueRow(
-                person_id=str(r["person_id"]),
-                chat_enc=bytes(r["chat_enc"]),
-                profile_enc=bytes(r["profile_enc"]),
-                next_due_utc=int(r["next_due_utc"]),
-                next_due_date=str(r["next_due_date"]),
-            )
-            for r in rows
-        ]
+        """People whose next prompt is due, oldest first, read without locking."""
+        return [_due_row(r) for r in await self.db.fetch_all(_DUE, (now, limit))]
+
+    async def current(self, person_ids: Sequence[str]) -> dict[str, Version]:
+        """What each person's row holds now (the re-read just before their send)."""
+        return await _versions(self.db.fetch_all, person_ids, "")
 
     async def due_count(self, now: int) -> int:
         row = await self.db.fetch_one(
@@ -222,17 +265,7 @@ class DeliveryStore:
 
     async def histories(self, person_ids: Sequence[str]) -> dict[str, list[DeliveryRow]]:
         """Every record of each person, oldest local date first."""
-        found: dict[str, list[DeliveryRow]] = {pid: [] for pid in person_ids}
-        for chunk in _chunks(person_ids):
-            marks = ",".join("?" * len(chunk))
-            rows = await self.db.fetch_all(
-                f"SELECT person_id, {_DELIVERY_COLUMNS} FROM deliveries"  # noqa: S608 - placeholders only
-                f" WHERE person_id IN ({marks}) ORDER BY person_id, local_date",
-                chunk,
-            )
-            for row in rows:
-                found[str(row["person_id"])].append(_delivery(row))
-        return found
+        return await _histories(self.db.fetch_all, person_ids)
 
     @asynccontextmanager
     async def claiming(self) -> AsyncIterator[ClaimTransaction]:

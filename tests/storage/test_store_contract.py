@@ -176,6 +176,38 @@ async def test_deliveries_claim_results_snooze(db: Backend) -> None:
     assert again is not None and again.status == SKIPPED
 
 
+async def test_claim_reads_due_rows_in_its_transaction_and_current_rows(db: Backend) -> None:
+    store = DeliveryStore(db)
+    for n, pid in enumerate(("c1", "c2", "c3")):
+        await person(db, pid)
+        await store.reschedule(pid, NOW - 10 + n, "2026-12-01")
+    async with store.claiming() as claim:
+        assert [d.person_id for d in await claim.due(NOW, 2)] == ["c1", "c2"]
+        history = await claim.histories(["c1"])
+        assert history == {"c1": []}
+    now = await store.current(["c1", "c3", "gone"])
+    assert set(now) == {"c1", "c3"}
+    assert now["c1"].active and now["c1"].next_due_utc == NOW - 10
+    assert now["c1"].profile_enc == b"\x01profile"
+
+
+async def test_a_claims_due_rows_are_passed_over_by_another_claim(db: Backend) -> None:
+    """Two dispatchers at once (PostgreSQL): the rows one claim read are locked until it
+    commits, so the other's read takes the next rows instead of the same ones."""
+    store = DeliveryStore(db)
+    if not store.locks_rows:
+        pytest.skip("one writer: a second claim waits for the first (BEGIN IMMEDIATE)")
+    for n, pid in enumerate(("d1", "d2", "d3", "d4")):
+        await person(db, pid)
+        await store.reschedule(pid, NOW - 10 + n, "2026-12-01")
+    async with store.claiming() as first:
+        assert [d.person_id for d in await first.due(NOW, 2)] == ["d1", "d2"]
+        async with store.claiming() as second:
+            assert [d.person_id for d in await second.due(NOW, 10)] == ["d3", "d4"]
+    # Nothing was written: once both end, every row is due again for whoever reads next.
+    assert len(await store.due(NOW, 10)) == 4
+
+
 async def test_release_and_deactivate(db: Backend) -> None:
     store = DeliveryStore(db)
     await person(db, "r1")

@@ -2,17 +2,15 @@
 
 How it runs
     One repeating PTB job (`tick`, every `TICK`) starts a dispatch pass when none is
-    running. A pass (`run_once`) claims due people in batches of `BATCH_SIZE`, hands the
-    sends to at most `CONCURRENCY` concurrent tasks (the app's SendPolicy and rate limiter
-    pace them), claims the next batch once the queue runs low, and stops when nobody is due.
+    running. A pass (`run_once`) claims due people in batches of `BATCH_SIZE`, queues the
+    sends for `CONCURRENCY` workers (the app's SendPolicy and rate limiter pace them),
+    claims the next batch once the queue runs low, and stops when nobody is due.
     There is no job per person: start-up costs nothing per person, and the due instants
     live in `people.next_due_utc` (indexed), so a restart loses no schedule.
 
-Exactly once per local day
-    A claim is one transaction that re-checks each row it read, writes the delivery
-    record `(person_id, local_date)` (primary key) and advances `next_due_*` to the next
-    local occurrence. A second claim of the same date cannot happen: the record exists, and
-    a row that comes due again for a date that has a record is only advanced.
+Claiming (claims.py)
+    A batch is read, decided and recorded in one claim: exactly once per person and local
+    date, and on PostgreSQL disjoint between two dispatchers.
 
 The crash edge: at most once
     A record is `claimed` before the send and `sent` after it. If the process dies in
@@ -35,6 +33,13 @@ Snooze ("Remind me in an hour")
 Blocked (403)
     The person is marked inactive and their `next_due` cleared; /start re-activates them and
     the schedule hook computes a fresh due instant.
+
+What a send did
+    The sender (sender.py) returns a `SendOutcome` from the transport edge
+    (bot/transport/send_outcome.py): delivered, or undelivered with a `Failure`. The pass
+    acts on it: blocked marks the person inactive, unknown (a timeout) leaves the record
+    claimed, stopped (shutdown during a 429 pause) releases the claim like a send that never
+    started, and every other failure is recorded `failed`. This module knows no Telegram.
 """
 
 from __future__ import annotations
@@ -42,250 +47,85 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import datetime as dt
-import functools
 import logging
-import math
-import random
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
-from enum import Enum
 from typing import Any
 
-from telegram.error import Forbidden, TelegramError, TimedOut
-
-from bot.content.prompt_model import Prompt, choose_next_prompt, current_cycle
+from bot.content.prompt_model import Prompt
 from bot.core.clock import Clock
-from bot.crypto import CryptoError, PersonCipher
-from bot.features.checkins.schedule import (
-    DailySchedule,
-    is_valid_timezone,
-    lateness_allowed,
-    local_date_of,
-    next_occurrence,
-    parse_local_time,
+from bot.crypto import CryptoError
+from bot.features.checkins.claims import Claimer
+from bot.features.checkins.person_schedule import PersonSchedule
+from bot.features.checkins.policy import (
+    BATCH_SIZE,
+    BULK_RATE,
+    CONCURRENCY,
+    FLUSH_ROWS,
+    FLUSH_SECONDS,
+    GRACE,
+    Claim,
+    PassReport,
+    Sender,
+    concurrency_for,
+    rate_for,
+    schedule_of,
 )
-from bot.people.service import PeopleService, Person, Profile, open_profile
+from bot.people.service import PeopleService, open_profile
 from bot.storage.backend import Leadership, SoleLeadership
-from bot.storage.deliveries import (
-    CLAIMED,
-    DELIVERED,
-    SENT,
-    SKIPPED,
-    SNOOZED,
-    ClaimWrites,
-    DeliveryRow,
-    DeliveryStore,
-    DueRow,
-    Version,
-)
+from bot.storage.deliveries import DeliveryStore, Version
+from bot.transport.send_outcome import Delivered, Failure, SendOutcome
+
+# What the app and tests took from here before the split (the names' homes are policy.py).
+__all__ = ["GRACE", "Claim", "Dispatcher", "PassReport", "concurrency_for", "rate_for"]
 
 log = logging.getLogger(__name__)
 
-GRACE = dt.timedelta(hours=2)
-SNOOZE = dt.timedelta(hours=1)
-# How long after a prompt a reply, a snooze or a skip still belongs to it.
-REPLY_WINDOW = dt.timedelta(hours=12)
-# Telegram's bulk rate (Bots FAQ: about 30 messages a second), and with paid broadcasts.
-BULK_RATE = 30.0
-PAID_BROADCAST_RATE = 1000.0
-BATCH_SIZE = 500
-# Sends at once. Enough to keep PTB's 30/s limiter fed at round-trips up to ~500 ms, and
-# few enough that a person's own reply, queued in the same limiter, waits behind at most
-# this many prompts (docs/performance.md).
-CONCURRENCY = 16
-# A faster rate needs more in flight: sends a second times the round trip to Telegram.
-# 250 ms covers a server far from Telegram's data centres; at the paid rate's half
-# (500/s) that is 125 sends, each reply still waiting behind a quarter second of prompts.
-ROUND_TRIP = 0.25
-
-
-def rate_for(paid_broadcast: bool) -> float:
-    """This replica's sending rate: the bulk rate, or with paid broadcasts half the paid
-    rate (two replicas may send at once and share it)."""
-    return PAID_BROADCAST_RATE / 2 if paid_broadcast else BULK_RATE
-
-
-def concurrency_for(send_rate: float) -> int:
-    """Sends at once for a pass that may send `send_rate` a second."""
-    return max(CONCURRENCY, math.ceil(send_rate * ROUND_TRIP))
-
-
-TICK = dt.timedelta(seconds=15)
-# Results are written in groups: one transaction per send would cost more than the send.
-_FLUSH_ROWS = 200
-_FLUSH_SECONDS = 1.0
-# next_occurrence steps one date at a time; a handful of dates already recorded is the most
-# a real history produces (a time change on a day that already had its prompt).
-_MAX_STEPS = 8
-
-Sender = Callable[["Claim"], Awaitable[int]]
 Spawn = Callable[[Coroutine[Any, Any, None]], "asyncio.Task[None]"]
+# Re-reads taken together at most (a query's host parameters stay far below the limits).
+_REREAD_MOST = 256
 
 
-# --- pure policy ----------------------------------------------------------------------
+class _Rereads:
+    """The re-reads before sends, taken together: every worker whose turn comes in the same
+    turn of the event loop joins one query instead of one query each. Each row is still
+    read after every send that finished before its own send starts."""
+
+    def __init__(self, read: Callable[[list[str]], Awaitable[dict[str, Version]]]) -> None:
+        self._read = read
+        self._waiting: dict[str, asyncio.Future[Version | None]] | None = None
+
+    async def get(self, person_id: str) -> Version | None:
+        waiting = self._waiting
+        if waiting is not None and person_id not in waiting:
+            future: asyncio.Future[Version | None] = asyncio.get_running_loop().create_future()
+            waiting[person_id] = future
+            return await future
+        waiting = self._waiting = {}
+        try:
+            # The others whose turn comes join while they keep coming, turn after turn
+            # (answers from Telegram arrive spread over a few turns of the loop).
+            joined = -1
+            while joined != len(waiting) and len(waiting) < _REREAD_MOST:
+                joined = len(waiting)
+                await asyncio.sleep(0)
+        finally:
+            self._waiting = None
+        try:
+            found = await self._read([person_id, *waiting])
+        except BaseException as exc:
+            for future in waiting.values():
+                if not future.done():
+                    future.set_exception(exc)
+            raise
+        for pid, future in waiting.items():
+            if not future.done():
+                future.set_result(found.get(pid))
+        return found.get(person_id)
 
 
-@functools.lru_cache(maxsize=4096)
-def _schedule(daily_time: str, timezone: str, days: tuple[int, ...]) -> DailySchedule | None:
-    local = parse_local_time(daily_time)
-    if local is None or not days or not is_valid_timezone(timezone):
-        return None
-    try:
-        return DailySchedule(local, timezone, frozenset(days))
-    except ValueError:
-        return None
-
-
-def schedule_of(profile: Profile) -> DailySchedule | None:
-    """The person's schedule, or None when they get no prompts (off, paused, not set up).
-    Nothing before onboarding ends: the safety question (discreet, neutral, silent) comes
-    after the time, and someone who stopped there must not get a ringing, plain prompt."""
-    if not profile.daily_enabled or profile.paused or not profile.onboarded:
-        return None
-    if profile.daily_time is None or profile.timezone is None:
-        return None
-    return _schedule(profile.daily_time, profile.timezone, tuple(profile.daily_days))
-
-
-def local_today(profile: Profile, now: dt.datetime) -> dt.date:
-    zone = profile.timezone if profile.timezone and is_valid_timezone(profile.timezone) else "UTC"
-    return local_date_of(now, zone)
-
-
-def following(
-    schedule: DailySchedule, due: dt.datetime, local_date: dt.date, now: dt.datetime
-) -> tuple[dt.datetime, dt.date] | None:
-    """The occurrence after handling `local_date`'s prompt: after now, on a later date.
-
-    Starting from now (not from `due`) is what stops a burst after downtime: every missed
-    occurrence but the handled one is passed over. The later-date rule matters after a
-    snooze, whose re-send can come before that date's own slot has passed.
-    """
-    found = next_occurrence(schedule, max(due, now))
-    for _ in range(_MAX_STEPS):
-        if found is None or found[1] > local_date:
-            return found
-        found = next_occurrence(schedule, found[0])
-    return None
-
-
-class Action(Enum):
-    SEND = "send"  # claim a new record and send
-    RESEND = "resend"  # a snoozed record comes due: claim it again and send
-    RESTORE = "restore"  # a snoozed record that can no longer be sent: back to sent
-    SKIP = "skip"  # record the day as skipped
-    DROP = "drop"  # the day already has a record: only advance
-    STOP = "stop"  # no schedule any more: clear the due instant
-
-
-def decide(
-    *,
-    scheduled: bool,
-    due: dt.datetime,
-    now: dt.datetime,
-    local_date: str,
-    skip_date: str | None,
-    existing: str | None,
-    grace: dt.timedelta = GRACE,
-) -> Action:
-    """What to do with a row that is due at `due` for `local_date`, given its record."""
-    on_time = lateness_allowed(due, now, grace)
-    if existing == SNOOZED:
-        if scheduled and skip_date != local_date and on_time:
-            return Action.RESEND
-        return Action.RESTORE
-    if not scheduled:
-        return Action.STOP
-    if existing is not None:
-        return Action.DROP
-    if skip_date == local_date or not on_time:
-        return Action.SKIP
-    return Action.SEND
-
-
-def pick_prompt(
-    prompts: Sequence[Prompt], history: Sequence[DeliveryRow], person_id: str, local_date: str
-) -> Prompt:
-    """No repeat until every prompt has been sent; the same person and date pick the same."""
-    ids = [d.prompt_id for d in history if d.status in DELIVERED and d.prompt_id]
-    rng = random.Random(f"{person_id}|{local_date}")  # noqa: S311 - variety, not secrecy
-    last = ids[-1] if ids else None
-    return choose_next_prompt(prompts, current_cycle(ids, prompts), rng, last_sent=last)
-
-
-# --- the dispatcher -------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Claim:
-    """One prompt to send, already recorded as claimed."""
-
-    person_id: str
-    chat_id: int
-    local_date: str
-    prompt: Prompt
-    neutral: bool
-    silent: bool
-    resend: bool
-    due_utc: int  # where next_due stood before the claim (put back on release)
-    next_due_utc: int | None  # where the claim moved it
-    next_due_date: str | None
-    count_line: bool = False  # the person wants their no-contact day in the check-in
-    language: str | None = None  # the person's stored choice (the sender has no update)
-    country: str | None = None  # picks a regional variant (pt in Portugal)
-    # (profile_enc, chat_enc) as the claim read them: the re-read before the send can tell
-    # that nothing changed without decrypting again.
-    sealed: tuple[bytes, bytes] | None = None
-
-
-@dataclass
-class PassReport:
-    due: int = 0  # rows read as due
-    sent: int = 0  # includes re-sends after a snooze
-    resent: int = 0
-    skipped: int = 0
-    dropped: int = 0  # the day already had a record
-    stopped: int = 0  # no schedule any more
-    failed: int = 0
-    blocked: int = 0
-    unknown: int = 0  # left claimed: timed out or crashed mid-send
-    released: int = 0  # shutdown came before the send started
-    conflicts: int = 0  # changed between read and claim; retried next batch
-    claim_seconds: float = 0.0
-    record_seconds: float = 0.0
-    seconds: float = 0.0
-    standby: bool = False  # another replica holds the dispatcher's lock: nothing was read
-    backlog: int = 0  # due at the start of the pass
-    drain_seconds: float = 0.0  # the backlog at the send rate
-
-
-@dataclass(slots=True)
-class _Plan:
-    row: DueRow
-    action: Action
-    existing: str | None
-    following: tuple[dt.datetime, dt.date] | None
-    prompt: Prompt | None = None
-    chat_id: int = 0
-    neutral: bool = False
-    silent: bool = False
-    count_line: bool = False
-    language: str | None = None
-    country: str | None = None
-
-
-# A day's prompt is out in the chat (it can be snoozed; skipping it skips a sent one).
-PROMPT_OUT = (SENT, SNOOZED)
-
-
-class Snooze(Enum):
-    SET = "set"
-    EXPIRED = "expired"  # not the latest prompt, too old, skipped, or the next one is sooner
-    OFF = "off"  # check-ins are off or paused
-
-
-class Dispatcher:
+class Dispatcher(PersonSchedule):
     def __init__(
         self,
         *,
@@ -305,15 +145,20 @@ class Dispatcher:
     ) -> None:
         if not prompts:
             raise ValueError("daily prompts need at least one prompt")
-        self.people = people
-        self.store = store
-        self._prompts = tuple(prompts)
-        self._by_id = {p.id: p for p in prompts}
-        self._clock = clock
-        self._sender = sender
-        self._is_running = is_running
+        super().__init__(people=people, store=store, clock=clock)
         # Memory's word on the panic cover (it is entered before storage hears of it).
         self._in_cover = in_cover
+        self._claimer = Claimer(
+            people=people,
+            store=store,
+            prompts=prompts,
+            clock=clock,
+            in_cover=in_cover,
+            batch_size=batch_size,
+            grace=grace,
+        )
+        self._sender = sender
+        self._is_running = is_running
         # Several replicas tick; only the holder claims (docs/scaling.md). Claims stay
         # exactly-once without it (the claim locks its rows); it keeps one sender in budget.
         self._leadership = leadership or SoleLeadership()
@@ -328,10 +173,7 @@ class Dispatcher:
         self._failed: list[tuple[str, str]] = []
         self._first_buffered = 0.0
         self._unsent: list[Claim] = []
-
-    async def record(self, person_id: str, local_date: str) -> DeliveryRow | None:
-        """The person's delivery of `local_date`, if one was planned or sent."""
-        return await self.store.record(person_id, local_date)
+        self._rereads = _Rereads(store.current)
 
     # --- ticking ------------------------------------------------------------------------
 
@@ -361,35 +203,7 @@ class Dispatcher:
                 return report
             await self._measure_backlog(report)
             started = time.perf_counter()
-            semaphore = asyncio.Semaphore(self._concurrency)
-            low_water = max(self._concurrency, self._batch_size // 4)
-            tasks: set[asyncio.Task[None]] = set()
-            room = asyncio.Event()
-
-            def finished(task: asyncio.Task[None]) -> None:
-                tasks.discard(task)
-                if len(tasks) <= low_water:
-                    room.set()
-
-            try:
-                while self._is_running() and await self._leadership.hold():
-                    claims, more = await self._claim_batch(report)
-                    for claim in claims:
-                        task = asyncio.create_task(self._deliver(claim, semaphore, report))
-                        tasks.add(task)
-                        task.add_done_callback(finished)
-                    if not more:
-                        break
-                    # Claim the next batch only when this one is nearly sent: a crash then
-                    # loses at most what is in flight, and lateness is judged near send time.
-                    while len(tasks) > low_water:
-                        room.clear()
-                        await room.wait()
-            finally:
-                if tasks:
-                    await asyncio.gather(*list(tasks), return_exceptions=True)
-                await self._flush(report)
-                await self._release(report)
+            await self._claim_and_send(report)
             report.seconds = time.perf_counter() - started
             if report.due:
                 log.info(
@@ -409,6 +223,52 @@ class Dispatcher:
             if self._observe is not None:
                 self._observe(report)
             return report
+
+    async def _claim_and_send(self, report: PassReport) -> None:
+        """Batches go into a queue that `concurrency` workers send from (a fixed pool, not
+        a task per prompt). The next batch is claimed only when the queue runs low: a crash
+        then loses at most what is queued, and lateness is judged near send time."""
+        queue: deque[Claim] = deque()
+        low_water = max(self._concurrency, self._batch_size // 4)
+        room, more = asyncio.Event(), asyncio.Event()
+        claiming = True
+
+        async def work() -> None:
+            while True:
+                if queue:
+                    claim = queue.popleft()
+                    if len(queue) <= low_water:
+                        room.set()
+                    try:
+                        await self._deliver(claim, report)
+                    except Exception as exc:
+                        # A worker must outlive one bad send (the pass waits on the pool):
+                        # the record stays claimed, as after a crash, and is never re-sent.
+                        report.unknown += 1
+                        log.error("daily prompt not handled: %s", type(exc).__name__)  # noqa: TRY400 - type only
+                elif not claiming:
+                    return
+                else:
+                    more.clear()
+                    await more.wait()
+
+        workers = [asyncio.create_task(work()) for _ in range(self._concurrency)]
+        try:
+            while self._is_running() and await self._leadership.hold():
+                claims, again = await self._claimer.batch(report)
+                queue.extend(claims)
+                more.set()
+                if not again:
+                    break
+                while len(queue) > low_water:
+                    room.clear()
+                    await room.wait()
+        finally:
+            claiming = False
+            more.set()
+            await asyncio.gather(*workers, return_exceptions=True)
+            await self._flush(report)
+            await self._release(report)
 
     async def _measure_backlog(self, report: PassReport) -> None:
         """How many are due now, and whether the send rate gets through them within the
@@ -433,203 +293,71 @@ class Dispatcher:
     async def claim(self) -> list[Claim]:
         """Claim one batch without sending it: for tests that stage a crash after a claim."""
         async with self._lock:
-            claims, _ = await self._claim_batch(PassReport())
+            claims, _ = await self._claimer.batch(PassReport())
             return claims
 
-    async def _claim_batch(self, report: PassReport) -> tuple[list[Claim], bool]:
-        started = time.perf_counter()
-        now = self._clock()
-        now_ts = int(now.timestamp())
-        rows = await self.store.due(now_ts, self._batch_size)
-        if not rows:
-            return [], False
-        report.due += len(rows)
-        ids = [r.person_id for r in rows]
-        ciphers = await self.people.ciphers(ids)
-        histories = await self.store.histories(ids)
-        # Decrypting and planning happen before the write lock is taken; the transaction
-        # below only re-checks and writes, so handlers never wait behind the decryption.
-        plans = [self._plan(r, ciphers.get(r.person_id), histories[r.person_id], now) for r in rows]
-        claims: list[Claim] = []
-        writes = ClaimWrites([], [], [], [])
-        conflicts = 0
-        async with self.store.claiming() as tx:
-            versions = await tx.versions(ids)
-            statuses = await tx.statuses([(p.row.person_id, p.row.next_due_date) for p in plans])
-            for plan in plans:
-                row = plan.row
-                read = Version(
-                    row.next_due_utc, row.next_due_date, True, row.profile_enc, row.chat_enc
-                )
-                current = versions.get(row.person_id)
-                if current is None or current != read:
-                    conflicts += 1
-                    continue
-                if statuses.get((row.person_id, row.next_due_date)) != plan.existing:
-                    conflicts += 1
-                    continue
-                claim = self._write(plan, writes, now_ts, report)
-                if claim is not None:
-                    claims.append(claim)
-            await tx.write(writes)
-        report.conflicts += conflicts
-        report.claim_seconds += time.perf_counter() - started
-        more = len(rows) == self._batch_size and conflicts < len(rows)
-        return claims, more
-
-    def _plan(
-        self,
-        row: DueRow,
-        cipher: PersonCipher | None,
-        history: list[DeliveryRow],
-        now: dt.datetime,
-    ) -> _Plan:
-        record = next((d for d in reversed(history) if d.local_date == row.next_due_date), None)
-        existing = None if record is None else record.status
-        due = dt.datetime.fromtimestamp(row.next_due_utc, dt.UTC)
-        stop = _Plan(row, Action.RESTORE if existing == SNOOZED else Action.STOP, existing, None)
-        if cipher is None:
-            return stop  # no key: the person is being forgotten
-        try:
-            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
-        except (CryptoError, ValueError, TypeError) as exc:
-            log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
-            return stop
-        schedule = schedule_of(profile)
-        action = decide(
-            scheduled=schedule is not None,
-            due=due,
-            now=now,
-            local_date=row.next_due_date,
-            skip_date=profile.skip_date,
-            existing=existing,
-            grace=self._grace,
-        )
-        nxt = None
-        if schedule is not None:
-            try:
-                day = dt.date.fromisoformat(row.next_due_date)
-            except ValueError:
-                day = local_date_of(due, schedule.timezone)
-            nxt = following(schedule, due, day, now)
-        if profile.cover or self._in_cover(row.person_id):
-            # In cover nothing arrives unprompted: the day is skipped, not missed (a snoozed
-            # one stays as sent), and the next occurrence after the cover goes out as usual.
-            action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)
-        plan = _Plan(row, action, existing, nxt, None, chat_id, profile.neutral_wording)
-        plan.silent = profile.silent
-        plan.count_line = profile.nocontact_in_checkin
-        plan.language = profile.language
-        plan.country = profile.country
-        if action is Action.SEND:
-            plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
-        elif action is Action.RESEND:
-            plan.prompt = self._by_id.get(record.prompt_id) if record is not None else None
-            if plan.prompt is None:
-                plan.action = Action.RESTORE  # the prompt was retired since the snooze
-        return plan
-
-    def _write(
-        self, plan: _Plan, writes: ClaimWrites, now_ts: int, report: PassReport
-    ) -> Claim | None:
-        row = plan.row
-        pid, day = row.person_id, row.next_due_date
-        nxt_ts = None if plan.following is None else int(plan.following[0].timestamp())
-        nxt_day = None if plan.following is None else plan.following[1].isoformat()
-        writes.advances.append((nxt_ts, nxt_day, pid))
-        action = plan.action
-        if action is Action.SKIP:
-            writes.records.append((pid, day, "", SKIPPED, now_ts))
-            report.skipped += 1
-        elif action is Action.DROP:
-            report.dropped += 1
-        elif action is Action.STOP:
+    async def _deliver(self, claim: Claim, report: PassReport) -> None:
+        if not self._is_running():
+            self._unsent.append(claim)
+            return
+        current = await self._still_wanted(claim)
+        if current is None:
+            # Paused, skipped, blocked or forgotten since the claim (a peak can hold a
+            # claim for many seconds): the day's record stays, nothing is sent.
             report.stopped += 1
-        elif action is Action.RESTORE:
-            writes.restores.append((pid, day))
-            report.stopped += 1
-        elif plan.prompt is None:  # a send without a prompt cannot happen; never guess one
-            report.dropped += 1
+            self._buffer_failed(claim)
         else:
-            if action is Action.SEND:
-                writes.records.append((pid, day, plan.prompt.id, CLAIMED, now_ts))
-            else:
-                writes.resends.append((now_ts, pid, day))
-            return Claim(
-                person_id=pid,
-                chat_id=plan.chat_id,
-                local_date=day,
-                prompt=plan.prompt,
-                neutral=plan.neutral,
-                silent=plan.silent,
-                resend=action is Action.RESEND,
-                due_utc=row.next_due_utc,
-                next_due_utc=nxt_ts,
-                next_due_date=nxt_day,
-                count_line=plan.count_line,
-                language=plan.language,
-                country=plan.country,
-                sealed=(row.profile_enc, row.chat_enc),
-            )
-        return None
-
-    async def _deliver(
-        self, claim: Claim, semaphore: asyncio.Semaphore, report: PassReport
-    ) -> None:
-        async with semaphore:
-            if not self._is_running():
-                self._unsent.append(claim)
-                return
-            current = await self._still_wanted(claim)
-            if current is None:
-                # Paused, skipped, blocked or forgotten since the claim (a peak can hold a
-                # claim for many seconds): the day's record stays, nothing is sent.
-                report.stopped += 1
-                self._buffer_failed(claim)
-                return
-            claim = current
-            send_started = int(self._clock().timestamp())
-            try:
-                message_id = await self._sender(claim)
-            except Forbidden:
-                report.blocked += 1
-                self._buffer_failed(claim)
-                try:
-                    await self.store.deactivate(
-                        claim.person_id,
-                        int(self._clock().timestamp()),
-                        unless_changed_after=send_started,
-                    )
-                except Exception as exc:
-                    log.warning("daily: could not mark blocked person: %s", type(exc).__name__)
-            except TimedOut:
-                # It may have arrived; the record stays claimed and nothing re-sends it.
-                report.unknown += 1
-                log.warning("daily prompt timed out; left claimed")
-            except TelegramError as exc:
-                report.failed += 1
-                self._buffer_failed(claim)
-                log.warning("daily prompt not sent: %s", type(exc).__name__)
-            except Exception as exc:
-                report.unknown += 1
-                log.error("daily prompt send crashed: %s", type(exc).__name__)  # noqa: TRY400 - type only
-            else:
-                report.sent += 1
-                report.resent += int(claim.resend)
-                sent_at = int(self._clock().timestamp())
-                if not self._sent and not self._failed:
-                    self._first_buffered = time.monotonic()
-                self._sent.append((claim.person_id, claim.local_date, message_id, sent_at))
+            await self._send(current, report)
         buffered = len(self._sent) + len(self._failed)
-        if buffered >= _FLUSH_ROWS or (
-            buffered and time.monotonic() - self._first_buffered >= _FLUSH_SECONDS
+        if buffered >= FLUSH_ROWS or (
+            buffered and time.monotonic() - self._first_buffered >= FLUSH_SECONDS
         ):
             await self._flush(report)
+
+    async def _send(self, claim: Claim, report: PassReport) -> None:
+        send_started = int(self._clock().timestamp())
+        try:
+            outcome: SendOutcome = await self._sender(claim)
+        except Exception as exc:
+            # A fault of ours, not Telegram's answer: whether it went out is unknown.
+            report.unknown += 1
+            log.error("daily prompt send crashed: %s", type(exc).__name__)  # noqa: TRY400 - type only
+            return
+        if isinstance(outcome, Delivered):
+            report.sent += 1
+            report.resent += int(claim.resend)
+            if not self._sent and not self._failed:
+                self._first_buffered = time.monotonic()
+            sent_at = int(self._clock().timestamp())
+            self._sent.append((claim.person_id, claim.local_date, outcome.message_id, sent_at))
+            return
+        failure = outcome.failure
+        if failure is Failure.UNKNOWN:
+            # It may have arrived; the record stays claimed and nothing re-sends it.
+            report.unknown += 1
+            log.warning("daily prompt timed out; left claimed")
+        elif failure is Failure.STOPPED:
+            self._unsent.append(claim)  # certainly not sent: released with the unstarted
+        elif failure is Failure.BLOCKED:
+            report.blocked += 1
+            self._buffer_failed(claim)
+            try:
+                await self.store.deactivate(
+                    claim.person_id,
+                    int(self._clock().timestamp()),
+                    unless_changed_after=send_started,
+                )
+            except Exception as exc:
+                log.warning("daily: could not mark blocked person: %s", type(exc).__name__)
+        else:
+            report.failed += 1
+            self._buffer_failed(claim)
+            log.warning("daily prompt not sent: %s (%s)", failure.value, outcome.reason)
 
     async def _still_wanted(self, claim: Claim) -> Claim | None:
         """Re-read the person just before sending: settings win over the claim's snapshot."""
         try:
-            row = await self.people.store.get(claim.person_id)
+            row = await self._rereads.get(claim.person_id)
             if row is None or not row.active:
                 return None
             cipher = await self.people.cipher(claim.person_id)
@@ -690,64 +418,3 @@ class Dispatcher:
             ],
         )
         report.released += len(claims)
-
-    # --- one person ---------------------------------------------------------------------
-
-    async def reschedule(self, person: Person) -> None:
-        """Recompute the next due instant now (settings changed, paused, back after /start).
-
-        Dates that already have a record are passed over, so moving the time later on a day
-        whose prompt went out does not bring a second one.
-        """
-        schedule = schedule_of(person.profile) if person.active else None
-        found: tuple[dt.datetime, dt.date] | None = None
-        if schedule is not None:
-            after = self._clock()
-            for _ in range(_MAX_STEPS):
-                found = next_occurrence(schedule, after)
-                if found is None:
-                    break
-                if await self.store.record(person.person_id, found[1].isoformat()) is None:
-                    break
-                after = found[0]
-            else:
-                found = None
-        due = None if found is None else int(found[0].timestamp())
-        day = None if found is None else found[1].isoformat()
-        await self.store.reschedule(person.person_id, due, day)
-        person.next_due_utc, person.next_due_date = due, day
-
-    async def snooze(self, person: Person, local_date: str) -> Snooze:
-        schedule = schedule_of(person.profile) if person.active else None
-        if schedule is None:
-            return Snooze.OFF
-        if person.profile.skip_date == local_date:
-            return Snooze.EXPIRED
-        latest = await self.store.latest_delivered(person.person_id)
-        now = self._clock()
-        if latest is None or latest.local_date != local_date:
-            return Snooze.EXPIRED
-        if now.timestamp() - latest.claimed_at > REPLY_WINDOW.total_seconds():
-            return Snooze.EXPIRED
-        until = now + SNOOZE
-        regular = following(schedule, now, dt.date.fromisoformat(local_date), now)
-        if regular is not None and regular[0] <= until:
-            return Snooze.EXPIRED
-        if not await self.store.snooze(person.person_id, local_date, int(until.timestamp())):
-            return Snooze.EXPIRED
-        person.next_due_utc, person.next_due_date = int(until.timestamp()), local_date
-        return Snooze.SET
-
-    async def skip(self, person: Person, local_date: str) -> None:
-        """Skip `local_date`: no prompt that day, no reminder, no journal catch-all."""
-        person.profile.skip_date = local_date
-        await self.people.save(person)
-        await self.reschedule(person)
-
-    async def unskip(self, person: Person) -> None:
-        person.profile.skip_date = None
-        await self.people.save(person)
-        await self.reschedule(person)
-
-    def today(self, person: Person) -> str:
-        return local_today(person.profile, self._clock()).isoformat()

@@ -1,19 +1,16 @@
 """Daily check-ins and the journal: the prompt message, its buttons, replies, /journal.
 
-The scheduling and sending live in bot/features/checkins/delivery.py (see docs/scheduling.md), the
-choice of which text is a reply in bot/features/checkins/journal.py, what it looks like in
-bot/features/checkins/views.py. This feature wires them in: one repeating job, the schedule hook,
-the
-buttons (also offered in /settings), the idle-text route that turns a reply into a journal
-entry, edits, and /journal.
+The pass that sends them is bot/features/checkins/delivery.py, its decisions policy.py, the
+message itself sender.py (see docs/scheduling.md); the choice of which text is a reply is in
+journal.py, what it looks like in views.py. This feature wires them in: one repeating job,
+the schedule hook, the buttons (also offered in /settings), the idle-text route that
+turns a reply into a journal entry, edits, and /journal.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
 import logging
-from collections.abc import Awaitable, Callable
 from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
@@ -24,8 +21,9 @@ from bot.content.locales import Locales
 from bot.core import local_format
 from bot.core.buttons import Rows
 from bot.core.callbacks import DailyButton, JournalButton, UndoButton
-from bot.features.checkins.delivery import PROMPT_OUT, TICK, Claim, Sender, Snooze, schedule_of
+from bot.features.checkins.policy import PROMPT_OUT, TICK, Sender, Snooze, schedule_of
 from bot.features.checkins.schedule import is_valid_timezone
+from bot.features.checkins.sender import CheckinSender, CountDay
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
 from bot.framework.chat import (
     Button,
@@ -42,19 +40,12 @@ from bot.framework.context import Context
 from bot.framework.damaged import offer_damaged
 from bot.framework.hub import Hub
 from bot.people.service import Person
-from bot.transport.send_policy import AT_MOST_ONCE
+from bot.transport.send_outcome import JsonMessageSender
 
 log = logging.getLogger(__name__)
-# Bot API method names are case-insensitive (https://core.telegram.org/bots/api, "Making
-# requests"). make_sender's raw call uses this spelling because PTB warns when
-# do_api_request is given the name of a method it wraps; here the raw call is the point.
-RAW_SEND_MESSAGE = "sendmessage"
 
 PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
-
-
-CountDay = Callable[[str], Awaitable[int | None]]
 
 
 def make_sender(
@@ -64,47 +55,15 @@ def make_sender(
     *,
     paid_broadcast: bool = False,
 ) -> Sender:
-    """How the dispatcher sends one prompt (a Telegram call: so it lives here), in the
-    language stored with the person (a job has no update to take it from). `count_day`:
-    the no-contact day for a person who asked for it in the check-in, added at the end
-    (never with neutral wording: there it waits for "Show"). With `paid_broadcast`,
-    prompts use Telegram's paid higher rate (BOT_PAID_BROADCAST)."""
-    # The keyboard is the same for everyone on a date and language: serialised once.
-    markups: dict[str, str] = {}
-
-    async def send(claim: Claim) -> int:
-        locale = locales.variant(claim.language, claim.country)
-        tx = locale.texts
-        cache_key = f"{claim.local_date}:{claim.neutral}:{locale.code}"
-        markup = markups.get(cache_key)
-        if markup is None:
-            if len(markups) > 64:  # a few dates x neutral or not x seven languages
-                markups.clear()
-            buttons = keyboard(prompt_buttons(tx, claim.local_date, show=claim.neutral))
-            markup = markups[cache_key] = json.dumps(buttons.to_dict(), separators=(",", ":"))
-        prompt = locale.prompts.get(claim.prompt.id, claim.prompt.text)
-        text = prompt_text(tx, prompt, neutral=claim.neutral)
-        if claim.count_line and not claim.neutral and count_day is not None:
-            day = await count_day(claim.person_id)
-            if day is not None:
-                text = f"{text}\n\n{tx('nocontact.checkin_line', day=day)}"
-        body: dict[str, Any] = {"chat_id": claim.chat_id, "text": text, "reply_markup": markup}
-        if claim.silent:
-            body["disable_notification"] = True
-        if paid_broadcast:
-            body["allow_paid_broadcast"] = True
-        # The raw call, through the same rate limiter and retries: only the message id is
-        # needed, and turning Telegram's echo (keyboard and all) into a PTB Message was a
-        # fifth of a prompt's CPU at the morning peak (docs/performance.md).
-        sent = await bot.do_api_request(
-            RAW_SEND_MESSAGE,
-            api_kwargs=body,
-            # At most once: a timed-out prompt may have arrived, so it is not retried.
-            rate_limit_args=AT_MOST_ONCE,
-        )
-        return int(sent["message_id"])
-
-    return send
+    """How the dispatcher sends one prompt: the check-in sender (sender.py) over the
+    transport's JSON send, with the one keyboard builder the handlers use."""
+    return CheckinSender(
+        JsonMessageSender(bot),
+        locales,
+        lambda rows: keyboard(rows).to_dict(),
+        count_day,
+        paid_broadcast=paid_broadcast,
+    )
 
 
 # --- the feature ----------------------------------------------------------------------

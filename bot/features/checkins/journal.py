@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from bot.core.clock import Clock
 from bot.core.state import WorksheetState, decode_state
 from bot.crypto import CryptoError, versioned_slot
-from bot.features.checkins.delivery import REPLY_WINDOW
+from bot.features.checkins.policy import REPLY_WINDOW
 from bot.people.damaged import DamagedRows
 from bot.people.row_versions import next_version, open_versioned
 from bot.people.service import Person

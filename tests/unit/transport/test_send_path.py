@@ -34,7 +34,6 @@ SENDS = frozenset(
 EXEMPT = {
     ("framework/chat.py", "say"): "the path itself: it calls hold_if_cover",
     ("features/discretion/handlers.py", "_send"): "the decoy is what the cover sends",
-    ("features/checkins/handlers.py", "send"): "the dispatcher re-reads cover just before",
     ("features/start/handlers/commands.py", "on_error"): "cover checked at its top; nothing said",
 }
 
@@ -84,3 +83,16 @@ def test_every_send_passes_the_cover_check() -> None:
                 unchecked.append(f"{relative}:{func.lineno} {func.name} calls {name}")
     assert unchecked == [], "send through say(), or call hold_if_cover first"
     assert exempt_seen == set(EXEMPT), "an exemption no longer needed: remove it"
+
+
+def test_the_check_in_json_send_is_the_passs_alone() -> None:
+    # The check-in goes out as JSON bytes (bot/transport/send_outcome.py), not through a
+    # PTB send the test above sees; the pass re-reads cover just before each one
+    # (tests/unit/test_delivery.py), so nothing else may build that sender.
+    root = Path(bot.__file__).parent
+    users = sorted(
+        path.relative_to(root).as_posix()
+        for path in root.rglob("*.py")
+        if "JsonMessageSender(" in path.read_text(encoding="utf-8")
+    )
+    assert users == ["features/checkins/handlers.py"]

@@ -12,29 +12,32 @@ from typing import Any
 import pytest
 from telegram.error import BadRequest
 
+import bot.features.checkins.claims as claims
 import bot.features.checkins.delivery as delivery
+import bot.features.checkins.policy as policy
 from bot.content.prompt_model import Prompt
 from bot.core.clock import ManualClock
 from bot.core.telegram_text import utf16_len
 from bot.crypto import MasterKey
-from bot.features.checkins.delivery import (
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.journal import Entry
+from bot.features.checkins.policy import (
     Action,
     Claim,
-    Dispatcher,
     decide,
     following,
     pick_prompt,
     schedule_of,
 )
-from bot.features.checkins.journal import Entry
 from bot.features.checkins.schedule import DailySchedule
 from bot.features.checkins.views import render_page
 from bot.people.service import PeopleService, Person, Profile
 from bot.storage.database import Database
-from bot.storage.deliveries import DeliveryRow, DeliveryStore
+from bot.storage.deliveries import DeliveryRow, DeliveryStore, Version
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
 from bot.storage.schema import MIGRATIONS
+from bot.transport.send_outcome import Delivered, Failure, SendOutcome, Undelivered, outcome_of
 from tests.helpers.bot import shared_content
 
 UTC = dt.UTC
@@ -172,12 +175,12 @@ class World:
         self.running = True
 
     def dispatcher(
-        self, sender: Callable[[Claim], Awaitable[int]] | None = None, **options: int
+        self, sender: Callable[[Claim], Awaitable[SendOutcome]] | None = None, **options: Any
     ) -> Dispatcher:
-        async def record(claim: Claim) -> int:
+        async def record(claim: Claim) -> SendOutcome:
             self.sent.append(claim)
             await asyncio.sleep(0)  # a real send yields; so does this one
-            return len(self.sent)
+            return Delivered(len(self.sent))
 
         return Dispatcher(
             people=self.people,
@@ -186,7 +189,7 @@ class World:
             clock=self.clock,
             sender=sender or record,
             is_running=lambda: self.running,
-            **options,  # type: ignore[arg-type]
+            **options,
         )
 
     async def add(self, user_id: int, zone: str = "Europe/London") -> Person:
@@ -222,7 +225,7 @@ async def test_sends_are_bounded_and_batches_cover_everyone(world: World) -> Non
         await world.add(user)
     in_flight = peak = 0
 
-    async def slow(claim: Claim) -> int:
+    async def slow(claim: Claim) -> SendOutcome:
         nonlocal in_flight, peak
         in_flight += 1
         peak = max(peak, in_flight)
@@ -230,7 +233,7 @@ async def test_sends_are_bounded_and_batches_cover_everyone(world: World) -> Non
             await asyncio.sleep(0)
         in_flight -= 1
         world.sent.append(claim)
-        return len(world.sent)
+        return Delivered(len(world.sent))
 
     world.clock.set(at(1, 7, 30))
     report = await world.dispatcher(slow, batch_size=25, concurrency=8).run_once()
@@ -245,11 +248,11 @@ async def test_sends_are_bounded_and_batches_cover_everyone(world: World) -> Non
 async def test_shutdown_releases_claims_whose_send_never_started(world: World) -> None:
     people = [await world.add(user) for user in range(1, 11)]
 
-    async def stop_after_three(claim: Claim) -> int:
+    async def stop_after_three(claim: Claim) -> SendOutcome:
         world.sent.append(claim)
         if len(world.sent) == 3:
             world.running = False  # Application.stop() was called
-        return len(world.sent)
+        return Delivered(len(world.sent))
 
     world.clock.set(at(1, 7, 30))
     report = await world.dispatcher(stop_after_three, concurrency=1).run_once()
@@ -262,6 +265,65 @@ async def test_shutdown_releases_claims_whose_send_never_started(world: World) -
     report = await world.dispatcher().run_once()
     assert report.sent == 7
     assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
+
+
+async def test_a_send_stopped_in_a_pause_is_released_and_sent_after_the_restart(
+    world: World,
+) -> None:
+    # Shutdown during a 429 pause: the transport says "stopped", so it certainly did not
+    # go out; like a send that never started, its claim is put back, not recorded failed.
+    people = [await world.add(user) for user in range(1, 4)]
+
+    async def stopping(claim: Claim) -> SendOutcome:
+        world.running = False  # Application.stop() ends the pause
+        return Undelivered(Failure.STOPPED, "SendStopped")
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(stopping, concurrency=1).run_once()
+    assert (report.sent, report.failed, report.released) == (0, 0, 3)
+    assert await statuses(world) == {}
+    world.running = True
+    report = await world.dispatcher().run_once()
+    assert report.sent == 3
+    assert sorted(c.person_id for c in world.sent) == sorted(p.person_id for p in people)
+
+
+async def test_a_storage_error_before_one_send_does_not_stop_the_pass(world: World) -> None:
+    for user in range(1, 6):
+        await world.add(user)
+    current = world.store.current
+    failed = False
+
+    async def failing_once(ids: list[str]) -> dict[str, Version]:
+        nonlocal failed
+        if not failed:
+            failed = True
+            raise OSError("disk")
+        return await current(ids)
+
+    world.store.current = failing_once  # type: ignore[method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await asyncio.wait_for(world.dispatcher(concurrency=1).run_once(), 60)
+    assert (report.sent, report.unknown) == (4, 1)
+    assert sorted((await statuses(world)).values()) == ["claimed"] + ["sent"] * 4
+
+
+async def test_re_reads_before_sends_are_taken_together(world: World) -> None:
+    # Each send re-reads its person first; those whose turn comes at once share a query.
+    for user in range(1, 65):
+        await world.add(user)
+    asked: list[int] = []
+    current = world.store.current
+
+    async def counting(ids: list[str]) -> dict[str, Version]:
+        asked.append(len(ids))
+        return await current(ids)
+
+    world.store.current = counting  # type: ignore[method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(concurrency=16).run_once()
+    assert report.sent == 64 and sum(asked) == 64
+    assert len(asked) <= 64 // 4, asked
 
 
 async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: World) -> None:
@@ -290,8 +352,11 @@ async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: Wo
 async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
     person = await world.add(1)
 
-    async def refuse(claim: Claim) -> int:
+    async def chat_not_found() -> Any:
         raise BadRequest("Chat not found")
+
+    async def refuse(claim: Claim) -> SendOutcome:
+        return await outcome_of(chat_not_found())
 
     world.clock.set(at(1, 7, 30))
     report = await world.dispatcher(refuse).run_once()
@@ -305,14 +370,14 @@ async def test_a_pause_after_the_claim_stops_the_send(world: World) -> None:
     first = await world.add(1)
     second = await world.add(2)
 
-    async def pausing(claim: Claim) -> int:
+    async def pausing(claim: Claim) -> SendOutcome:
         # While the first prompt goes out, the second person pauses check-ins.
         if not world.sent:
             other = second if claim.person_id == first.person_id else first
             other.profile.paused = True
             await world.people.save(other)
         world.sent.append(claim)
-        return len(world.sent)
+        return Delivered(len(world.sent))
 
     world.clock.set(at(1, 7, 30))
     report = await world.dispatcher(pausing, concurrency=1).run_once()
@@ -336,19 +401,21 @@ async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
         opened.append("open")
         return real(cipher, profile_enc, chat_enc)
 
-    monkeypatch.setattr(delivery, "open_profile", counting)
+    monkeypatch.setattr(claims, "open_profile", counting)  # at the claim
+    monkeypatch.setattr(delivery, "open_profile", counting)  # before the send
     covered: set[str] = set()
 
-    async def covering(claim: Claim) -> int:
+    async def covering(claim: Claim) -> SendOutcome:
         # While the first prompt goes out, the other person goes into cover.
         if not world.sent:
             covered.add(second.person_id if claim.person_id == first.person_id else first.person_id)
         world.sent.append(claim)
-        return len(world.sent)
+        return Delivered(len(world.sent))
 
     world.clock.set(at(1, 7, 30))
-    dispatcher = world.dispatcher(covering, concurrency=1)
-    dispatcher._in_cover = lambda person_id: person_id in covered
+    dispatcher = world.dispatcher(
+        covering, concurrency=1, in_cover=lambda person_id: person_id in covered
+    )
     report = await dispatcher.run_once()
     assert report.due == 2
     assert len(world.sent) == 1 and report.stopped == 1  # the one in cover got nothing
@@ -358,5 +425,5 @@ async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
 def test_sends_in_flight_follow_the_rate() -> None:
     # At the bulk rate the 16 of old; at the paid rate's half, enough for a 250 ms round
     # trip (16 would cap one replica near 16 / 0.05 s = 320 a second, below the rate).
-    assert delivery.concurrency_for(delivery.rate_for(paid_broadcast=False)) == 16
-    assert delivery.concurrency_for(delivery.rate_for(paid_broadcast=True)) == 125
+    assert policy.concurrency_for(policy.rate_for(paid_broadcast=False)) == 16
+    assert policy.concurrency_for(policy.rate_for(paid_broadcast=True)) == 125
