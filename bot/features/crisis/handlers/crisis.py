@@ -78,6 +78,9 @@ EARLY_REMEMBERED = 4096
 LOOKS_REMEMBERED = 4096
 # How long the message's own handling, in its chat's order, waits for the model's finding.
 IN_ORDER_WAIT = 0.5
+# A button's number, a strength, a time ("7", "20h30"): nothing for the model to read, and
+# its guess on such strings is noise. "sos" and every help word are the rules' anyway.
+MODEL_MIN_LETTERS = 3
 
 
 class EarlyReplies:
@@ -120,7 +123,7 @@ def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -
     if screen is None or message is None:
         return
     text = message.text or message.caption or ""
-    if not text.strip() or text.startswith("/"):
+    if text.startswith("/") or sum(c.isalpha() for c in text) < MODEL_MIN_LETTERS:
         return
     task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
     looks.put(update.update_id, task)
