@@ -30,6 +30,9 @@ class PgTarget:
     hosts: tuple[str, ...]
     ports: tuple[int, ...]
     database: str
+    # `?search_path=` (asyncpg passes it to the server): two schemas of one database are
+    # two places, as two databases are (the suite's replicas run that way).
+    schema: str = ""
 
     @property
     def display(self) -> str:
@@ -94,7 +97,7 @@ def parse(url: str) -> PgTarget:
         raise PgUrlError("its port is out of range")
     database = unquote(parts.path[1:]) if parts.path.startswith("/") else unquote(parts.path)
     database = database or query.get("dbname", "") or query.get("database", "")
-    return PgTarget(tuple(hosts), tuple(resolved), database)
+    return PgTarget(tuple(hosts), tuple(resolved), database, query.get("search_path", ""))
 
 
 def display_name(url: str) -> str:

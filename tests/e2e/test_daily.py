@@ -448,7 +448,7 @@ async def test_a_crisis_reply_is_kept_only_when_asked_without_a_cheerful_ack(
 
 async def test_journal_pages(bot: BotUnderTest) -> None:
     prompt = await prompt_arrives(bot)
-    long = "word " * 2000  # far over what one message can show
+    long = "word " * 819  # the longest a person can send: with the heading, over one message
     for n in range(7):
         bot.clock.advance(timedelta(minutes=1))
         text = long if n == 5 else f"entry {n}"
