@@ -36,6 +36,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.labelled import labelled_rows  # noqa: E402
 from bot.content.loader import content_dir, load_content  # noqa: E402
 from bot.features.crisis.screen import shared_model  # noqa: E402
 from bot.matching.crisis import CrisisKind, CrisisMatch  # noqa: E402
@@ -59,26 +60,12 @@ RIGHT_REPLY = {
 
 def read(paths: list[Path]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for path in paths:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                print(f"{path}:{number}: not JSON, skipped", file=sys.stderr)
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                print(f"{path}:{number}: no text, skipped", file=sys.stderr)
-                continue
-            if row.get("label") not in ("crisis", "calm"):
-                print(f"{path}:{number}: label must be crisis or calm, skipped", file=sys.stderr)
-                continue
-            row["lang"] = str(row.get("lang", "?"))
-            row["kind"] = str(row.get("kind", "calm" if row["label"] == "calm" else "?"))
-            row["urgent"] = bool(row.get("urgent", False))
-            row["file"] = path.name
-            rows.append(row)
+    for path, _, row in labelled_rows(paths):
+        row["lang"] = str(row.get("lang", "?"))
+        row["kind"] = str(row.get("kind", "calm" if row["label"] == "calm" else "?"))
+        row["urgent"] = bool(row.get("urgent", False))
+        row["file"] = path.name
+        rows.append(row)
     return rows
 
 

@@ -40,6 +40,7 @@ from sklearn.neural_network import MLPClassifier
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.labelled import labelled_rows  # noqa: E402
 from bot.matching.crisis import CrisisDetector  # noqa: E402
 from bot.matching.crisis_model import (  # noqa: E402
     _BUCKETS_DEFAULT,
@@ -103,28 +104,16 @@ TSV_KIND = {
 
 def load_jsonl(paths: list[Path]) -> list[dict[str, Any]]:
     rows: list[dict[str, Any]] = []
-    for path in paths:
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                print(f"{path.name}:{number}: not JSON, skipped", file=sys.stderr)
-                continue
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str):
-                continue
-            if row.get("label") not in ("crisis", "calm"):
-                continue
-            kind = row.get("kind", "calm")
-            if row["label"] == "crisis" and kind not in KIND_OF:
-                print(f"{path.name}:{number}: unknown kind {kind!r}, skipped", file=sys.stderr)
-                continue
-            row.setdefault("pass", path.stem)
-            row["pass"] = str(row["pass"])
-            row["urgent"] = bool(row.get("urgent", False))
-            row["lang"] = str(row.get("lang", "?"))
-            rows.append(row)
+    for path, number, row in labelled_rows(paths):
+        kind = row.get("kind", "calm")
+        if row["label"] == "crisis" and kind not in KIND_OF:
+            print(f"{path.name}:{number}: unknown kind {kind!r}, skipped", file=sys.stderr)
+            continue
+        row.setdefault("pass", path.stem)
+        row["pass"] = str(row["pass"])
+        row["urgent"] = bool(row.get("urgent", False))
+        row["lang"] = str(row.get("lang", "?"))
+        rows.append(row)
     return rows
 
 
