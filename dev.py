@@ -60,6 +60,10 @@ def run(*cmd: str | Path) -> int:
     return subprocess.run([str(c) for c in cmd], cwd=ROOT, check=False).returncode
 
 
+def test_workers() -> int:
+    return 2 * (os.cpu_count() or 1)
+
+
 def main() -> int:
     action = sys.argv[1] if len(sys.argv) > 1 else "run"
     if action not in ("run", "test"):
@@ -71,9 +75,11 @@ def main() -> int:
         (PY, "-m", "ruff", "check", "."),
         (PY, "-m", "ruff", "format", "--check", "."),
         (PY, "-m", "mypy", "--strict", "bot"),
-        # One worker per core (pytest-xdist): the e2e tests each run a bot and wait on it,
-        # so two share a 2-core machine well. `-n 0` after `test` runs them in one process.
-        (PY, "-m", "pytest", "-q", "-n", "auto", *sys.argv[2:]),
+        # Two workers per core (pytest-xdist): an e2e test spends much of its time waiting
+        # on its bot (a subprocess starting, a held answer, a retry's backoff), so a second
+        # worker per core fills those waits; measured on 2 cores with a CPU-bound process
+        # beside the suite (docs/performance.md). `-n 0` after `test`: one process.
+        (PY, "-m", "pytest", "-q", "-n", str(test_workers()), *sys.argv[2:]),
     ):
         code = run(*check)
         if code != 0:
