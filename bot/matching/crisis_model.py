@@ -24,6 +24,7 @@ Inference is plain numpy: scikit-learn trains, it is not needed to run.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -330,7 +331,14 @@ class CrisisModel:
         rules missed, or the emergency reply where the rules only asked; else None."""
         if rules is not None and rules.certain:
             return None
-        return self.assess_finding(self.score(text), rules)
+        words = word_count(text)
+        if words < MIN_WORDS:
+            return None
+        found = self.assess_finding(self.score(text), rules)
+        if found is not None and found.certain and words < CERTAIN_WORDS:
+            # Too few words to send the emergency reply on the model's word alone: it asks.
+            found = None if rules is not None else dataclasses.replace(found, tier=UNCERTAIN)
+        return found
 
     def assess_finding(
         self, finding: Finding | None, rules: CrisisMatch | None
@@ -343,6 +351,25 @@ class CrisisModel:
         if rules is not None and not found.certain:
             return None  # the rules' check is out already; a second one adds nothing
         return found
+
+
+# Greetings, one-word answers, a button's number, a time: on so few words the model's guess
+# is noise (it read "hi" and "hola" as emergencies). The rules still read them, and every
+# help word is theirs.
+MIN_WORDS = 3
+# Below this many words the model may ask ("Are you safe right now?"), never send the
+# emergency reply on its own ("my daughter has a cold" scored as danger).
+CERTAIN_WORDS = 5
+_WORD = re.compile(r"[^\W\d_]+")  # a run of letters, in any script
+
+
+def word_count(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def reads(text: str) -> bool:
+    """Whether the model reads this text at all (the bot starts no reading otherwise)."""
+    return word_count(text) >= MIN_WORDS
 
 
 def combined(rules: CrisisMatch | None, model: CrisisMatch | None) -> CrisisMatch | None:

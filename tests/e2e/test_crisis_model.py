@@ -31,14 +31,14 @@ async def test_a_crisis_the_rules_miss_gets_an_answer(model_bot: BotUnderTest) -
     assert MODEL_ONLY not in (reply.text or "")  # never echo what the person wrote
 
 
-async def test_a_number_or_a_time_typed_as_an_answer_is_not_read_by_the_model(
+async def test_a_number_a_time_or_a_greeting_is_not_read_by_the_model(
     model_bot: BotUnderTest,
 ) -> None:
-    """A button's number, a strength, a time: too few letters for the model to read (it
-    once asked "Are you safe right now?" after a lone "7")."""
+    """A button's number, a strength, a time, a greeting: too few words for the model to
+    read (it once answered a lone "7", "07:30" and "hi" with the crisis reply)."""
     bot = model_bot
     await bot.onboard()
-    for text in ("7", "07:30", "20h30", "8/10", "🙂"):
+    for text in ("7", "07:30", "20h30", "8/10", "🙂", "hi", "hola"):
         await bot.send(text)
     await bot.settle()
     assert not [m for m in bot.unread() if answered(m)]

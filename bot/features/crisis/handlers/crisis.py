@@ -65,6 +65,7 @@ from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
 from bot.matching.crisis import CrisisKind, CrisisMatch
+from bot.matching.crisis_model import reads
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
@@ -78,9 +79,6 @@ EARLY_REMEMBERED = 4096
 LOOKS_REMEMBERED = 4096
 # How long the message's own handling, in its chat's order, waits for the model's finding.
 IN_ORDER_WAIT = 0.5
-# A button's number, a strength, a time ("7", "20h30"): nothing for the model to read, and
-# its guess on such strings is noise. "sos" and every help word are the rules' anyway.
-MODEL_MIN_LETTERS = 3
 
 
 class EarlyReplies:
@@ -123,7 +121,7 @@ def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -
     if screen is None or message is None:
         return
     text = message.text or message.caption or ""
-    if text.startswith("/") or sum(c.isalpha() for c in text) < MODEL_MIN_LETTERS:
+    if text.startswith("/") or not reads(text):
         return
     task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
     looks.put(update.update_id, task)
