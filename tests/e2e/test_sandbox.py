@@ -25,30 +25,48 @@ def _start_sandbox(tmp_path: Path) -> subprocess.Popen[str]:
     )
 
 
-def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
-    process = _start_sandbox(tmp_path)
-    assert process.stdin is not None and process.stdout is not None
-    # If an expected line never comes, reading would block for ever: end the process
-    # after a generous deadline so the read loop ends and the test fails with the output.
-    watchdog = threading.Timer(2 * START_SECONDS, process.kill)
-    watchdog.start()
-    seen: list[str] = []
+class Sandbox:
+    """One sandbox process as a person types into it: every line it printed in `seen`, and
+    a watchdog that ends it after a generous deadline, so that a line that never comes
+    ends the read loop and the test fails with the output instead of blocking for ever."""
 
-    def read_until(needle: str) -> None:
-        assert process.stdout is not None
-        for line in process.stdout:
-            seen.append(line)
+    def __init__(self, tmp_path: Path) -> None:
+        self.process = _start_sandbox(tmp_path)
+        self.seen: list[str] = []
+        self._watchdog = threading.Timer(2 * START_SECONDS, self.process.kill)
+
+    def __enter__(self) -> Sandbox:
+        self._watchdog.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._watchdog.cancel()
+        if self.process.poll() is None:
+            self.process.kill()
+
+    def read_until(self, needle: str) -> str:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            self.seen.append(line)
             if needle in line:
-                return
-        raise AssertionError(f"{needle!r} never printed:\n{''.join(seen)}")
+                return line
+        raise AssertionError(f"{needle!r} never printed:\n{''.join(self.seen)}")
 
-    def type_line(text: str) -> None:
-        assert process.stdin is not None
-        process.stdin.write(text + "\n")
-        process.stdin.flush()
+    def type_line(self, text: str) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(text + "\n")
+        self.process.stdin.flush()
 
+    def quit(self) -> None:
+        self.type_line(":quit")
+        assert self.process.wait(timeout=START_SECONDS) == 0
+
+
+def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
     exports = tmp_path / "sbx" / "exports"
-    try:
+    with Sandbox(tmp_path) as sandbox:
+        seen = sandbox.seen
+        read_until, type_line = sandbox.read_until, sandbox.type_line
         read_until("Type /start to begin")
         read_until(f"saved in {exports}")
         type_line("/start")
@@ -91,12 +109,7 @@ def test_sandbox_chat_in_the_terminal(tmp_path: Path) -> None:
         # The person's own messages, deleted by the bot, are shown as gone.
         type_line("/clear")
         read_until("(your message #")
-        type_line(":quit")
-        assert process.wait(timeout=START_SECONDS) == 0
-    finally:
-        watchdog.cancel()
-        if process.poll() is None:
-            process.kill()
+        sandbox.quit()
     output = "".join(seen)
     assert "Traceback" not in output
     assert (tmp_path / "sbx" / "steady.sqlite3").exists()
@@ -112,26 +125,10 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
     """`:lang es` is a person whose Telegram is in Spanish, `:reply N` answers message N
     as Telegram's Reply does, and a typed number presses only the latest message's
     buttons (issue 23)."""
-    process = _start_sandbox(tmp_path)
-    assert process.stdin is not None and process.stdout is not None
-    watchdog = threading.Timer(2 * START_SECONDS, process.kill)
-    watchdog.start()
-    seen: list[str] = []
+    with Sandbox(tmp_path) as sandbox:
+        seen = sandbox.seen
+        read_until, type_line = sandbox.read_until, sandbox.type_line
 
-    def read_until(needle: str) -> str:
-        assert process.stdout is not None
-        for line in process.stdout:
-            seen.append(line)
-            if needle in line:
-                return line
-        raise AssertionError(f"{needle!r} never printed:\n{''.join(seen)}")
-
-    def type_line(text: str) -> None:
-        assert process.stdin is not None
-        process.stdin.write(text + "\n")
-        process.stdin.flush()
-
-    try:
         read_until("Type /start to begin")
         type_line(":lang es")
         read_until("your Telegram is now in 'es'")
@@ -148,10 +145,5 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
         menu_id = menu.split("#")[1].split("]")[0]
         type_line(f":reply {menu_id} hola")
         read_until(f"replying to #{menu_id}")
-        type_line(":quit")
-        assert process.wait(timeout=START_SECONDS) == 0
-    finally:
-        watchdog.cancel()
-        if process.poll() is None:
-            process.kill()
+        sandbox.quit()
     assert "Traceback" not in "".join(seen)
