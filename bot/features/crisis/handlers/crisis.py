@@ -96,18 +96,9 @@ class EarlyReplies:
         return self._by_update.pop(update_id)
 
 
-class ModelLooks:
-    """The model's reading of each recent update, started on the early path, for the
-    crisis group to collect in the chat's order (bounded like EarlyReplies)."""
-
-    def __init__(self) -> None:
-        self._by_update: Recent[int, asyncio.Task[Early | None]] = Recent(LOOKS_REMEMBERED)
-
-    def put(self, update_id: int, task: asyncio.Task[Early | None]) -> None:
-        self._by_update[update_id] = task
-
-    def take(self, update_id: int) -> asyncio.Task[Early | None] | None:
-        return self._by_update.pop(update_id)
+# The model's reading of each recent update, started on the early path, for the crisis group
+# to collect in the chat's order.
+ModelLooks = Recent[int, asyncio.Task[Early | None]]
 
 
 def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -> None:
@@ -124,7 +115,7 @@ def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -
     if text.startswith("/") or not reads(text):
         return
     task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
-    looks.put(update.update_id, task)
+    looks[update.update_id] = task
 
 
 async def _model_reply(update: Update, application: AnyApplication, text: str) -> Early | None:
@@ -162,7 +153,7 @@ async def _collect_look(update: Update, looks: ModelLooks) -> Early | None:
     """The model's finding if it comes within IN_ORDER_WAIT: the later groups then treat
     the message as the crisis it is. Past that the message goes on without it (its reply
     still follows when the model has read it): an ordinary message never waits long."""
-    task = looks.take(update.update_id)
+    task = looks.pop(update.update_id)
     if task is None:
         return None
     try:
@@ -337,7 +328,7 @@ class CrisisFeature:
 
     def __init__(self) -> None:
         self.early = EarlyReplies()
-        self.looks = ModelLooks()
+        self.looks: ModelLooks = Recent(LOOKS_REMEMBERED)
 
     def install(self, hub: Hub) -> None:
         hub.handle(GROUP_CRISIS, CommandHandler("sos", self.on_sos))
