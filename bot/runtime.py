@@ -121,9 +121,6 @@ class Runtime:
         if self._chart_mode == "process":
             # matplotlib's font list is cached beside the data (the image has no home).
             self._chart = ChartRenderer("process", cache_dir=self.settings.data_dir / "chart")
-            # Warmed up beside the start, not before it: spawning the worker and loading
-            # matplotlib takes seconds on a busy host, and crisis replies must not wait.
-            self._warming = asyncio.create_task(self._warm_up(self._chart))
         else:
             self._chart = ChartRenderer("thread")
         pseudonym_key = await storage.keys.pseudonym_key()
@@ -148,8 +145,9 @@ class Runtime:
         self._subscription = storage.db.subscription(PERSON_CHANNEL, services.people.heard)
         await self._subscription.ensure()
         self._flusher = asyncio.create_task(self._flush_message_ids_forever(services.ledger))
-        await publish_profile(app.bot, services, wired.hub)
         if self.settings.webhook_url is not None:
+            await publish_profile(app.bot, services, wired.hub)
+            self._warm_up_chart()
             await app.start()
             await self._serve_webhook(app, services, storage.db, pseudonym_key)
             _freeze_start_up_heap()
@@ -163,8 +161,19 @@ class Runtime:
             drop_pending_updates=False,
         )
         await app.start()
+        # After the first getUpdates is on its way (it goes out at this first wait), not
+        # before it: the menu and descriptions, 21 calls, need not hold it up (issue 25).
+        await publish_profile(app.bot, services, wired.hub)
+        self._warm_up_chart()
         _freeze_start_up_heap()
         log.info("bot started")
+
+    def _warm_up_chart(self) -> None:
+        # Beside the running bot, not before its first poll: spawning the worker and
+        # loading matplotlib takes seconds of CPU on a busy host (a core the start shares),
+        # and crisis replies must not wait for it.
+        if self._chart_mode == "process" and self._chart is not None:
+            self._warming = asyncio.create_task(self._warm_up(self._chart))
 
     async def _warm_up(self, chart: ChartRenderer) -> None:
         try:
