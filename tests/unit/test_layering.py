@@ -278,6 +278,12 @@ LAZY_ALLOWED = {
     ("bot.features.export.pdf_text", "fontTools.ttLib"): "fontTools loads on the first PDF",
     ("bot.features.export.render", "fpdf.enums"): "fpdf loads on the first PDF",
     ("bot.features.record.export", "fpdf.enums"): "fpdf loads on the first PDF",
+    # A start from the content's compiled form (bot/content/compiled.py) reads no YAML and
+    # checks no number; a SQLite bot opens no PostgreSQL (issue 25).
+    ("bot.content.emergency", "phonenumbers"): "libphonenumber loads for content checks",
+    ("bot.content.emergency", "phonenumbers.phonemetadata"): "likewise",
+    ("bot.content.yaml_lines", "yaml"): "PyYAML loads when content is read from its files",
+    ("bot.storage.engines", "bot.storage.postgres"): "asyncpg loads for PostgreSQL only",
 }
 
 
