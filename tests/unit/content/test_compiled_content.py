@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.__main__ import main
+from bot.config import load_settings
 from bot.content import compiled
 from bot.content.compiled import cache_file, content_digest, load_compiled, read_compiled
 from bot.content.loader import Content, ContentError, content_dir, load_content
@@ -157,3 +159,26 @@ def test_written_files_are_private_unless_asked(built: tuple[Path, Path, Content
     assert compiled.write_compiled(content, file, mode=0o644)
     assert file.stat().st_mode & 0o777 == 0o644
     assert not [f for f in os.listdir(cache) if f.startswith(".content-")]  # no leftovers
+
+
+def test_cache_dir_setting(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    assert load_settings({"BOT_DATA_DIR": str(data)}, dotenv=None).content_cache == data / "cache"
+    chosen = load_settings({"BOT_DATA_DIR": str(data), "BOT_CACHE_DIR": "/opt/c"}, dotenv=None)
+    assert chosen.content_cache == Path("/opt/c")
+
+
+def test_content_compile_writes_a_file_the_bot_then_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cache = tmp_path / "build-cache"
+    umask = os.umask(0o022)
+    try:
+        assert main(["content", "compile", "--cache-dir", str(cache)]) == 0
+    finally:
+        os.umask(umask)  # main() sets the bot's own
+    file = cache_file(cache, content_digest(content_dir()))
+    assert str(file) in capsys.readouterr().out
+    assert file.stat().st_mode & 0o777 == 0o644  # the image builds it as root for its user
+    _no_rebuild(monkeypatch)
+    assert load_compiled(cache).detector.detect("i want to kill myself") is not None
