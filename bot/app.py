@@ -36,10 +36,11 @@ def features() -> list[Feature]:
         TidyFeature(),
         ForgetFeature(),
         WorksheetsFeature(),
-        ExportFeature(),
         # Before the check-ins: its idle-text route (the pull-back offer) goes first.
         UrgeFeature(),
         DailyFeature(),
+        # After the features whose writing it gathers (their services are offered by then).
+        ExportFeature(),
         RecordFeature(),
         ProgressFeature(),
         ConversationFeature(),
