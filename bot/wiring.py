@@ -2,9 +2,10 @@
 bot/app.py lists into one Hub, and hands what they registered to PTB (the handlers in
 their numbered groups, crisis first) and to the update processor (its early hooks).
 
-It names no feature: what a feature adds, it adds in its own `install`. Nothing under
-bot/features or bot/framework imports this module. Only this module and bot/runtime.py
-construct stores and services.
+It names no feature: what a feature adds, it adds in its own `install`, its own services
+too (built from the shared ones in its package's `build.py`). Nothing under bot/features or
+bot/framework imports this module. Only this module and bot/runtime.py construct the
+shared stores and services.
 """
 
 from __future__ import annotations
