@@ -249,18 +249,11 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _compile(cache_dir: Path | None) -> int:
-    """Build time (the Docker image): the compiled form beside the installed content, so
-    the first start, even with an empty data dir, loads it rather than building it."""
-    from bot.content.compiled import cache_file, content_digest, write_compiled  # noqa: PLC0415
-    from bot.content.loader import load_content  # noqa: PLC0415
+    from bot.content.compiled import compile_into  # noqa: PLC0415
 
-    where = cache_dir or load_settings().content_cache
-    root = content_dir()
-    content = load_content(root)  # a problem: ContentError, listed by main()
-    file = cache_file(where, content_digest(root))
-    # Content only, for the bot's user to read: the image builds it as root.
-    if not write_compiled(content, file, mode=0o644):
-        print(f"error: could not write {file}", file=sys.stderr)
+    file = compile_into(cache_dir or load_settings().content_cache)  # problems: ContentError
+    if file is None:
+        print("error: could not write the compiled content", file=sys.stderr)
         return EXIT_FAILED
     print(f"Wrote the compiled content to {file}.")
     return 0

@@ -185,3 +185,14 @@ def load_compiled(cache_dir: Path | None, root: Path | None = None) -> Content:
     content = load_content(root)
     write_compiled(content, file)
     return content
+
+
+def compile_into(cache_dir: Path, root: Path | None = None) -> Path | None:
+    """Build time (`python -m bot content compile`, the Docker image): the compiled form
+    in `cache_dir`, so that the first start, even with an empty data dir, reads it. Readable
+    by all (content only): the image builds it as root for the bot's user. The file, or
+    None when it could not be written; ContentError as `load_content`."""
+    root = root or content_dir()
+    content = load_content(root)
+    file = cache_file(cache_dir, content_digest(root))
+    return file if write_compiled(content, file, mode=0o644) else None
