@@ -47,6 +47,7 @@ from bot.features.urge import export_parts as urge_export
 from bot.features.urge.service import UrgeService
 from bot.features.worksheets.flow import WorksheetFlow
 from bot.features.worksheets.service import WorksheetService
+from bot.framework.busy import tell_busy
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
@@ -283,8 +284,11 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     for feature in features:
         feature.install(hub)
     wire_processor(processor, hub, app, services)
-    # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
-    main_bot.screen_with(processor.screen_raw, processor.screen)
+    # Polling: each fetched update screened as it arrives, then admitted to the handlers
+    # as slots free (bot/transport/intake.py, admission.py); one shed under overload is
+    # answered with a kind "send it again".
+    main_bot.feed(processor, app.update_queue.put_nowait)
+    processor.shed = functools.partial(tell_busy, application=app)
     for group, handler in hub.handlers:
         app.add_handler(handler, group)
     for name, callback in hub.commands:
