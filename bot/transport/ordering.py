@@ -56,6 +56,7 @@ MAX_EARLY_PER_CHAT = 2
 # PTB's semaphore must never be the one updates queue on (see above).
 _UNBOUNDED = 1_000_000
 _CRISIS_COMMANDS = ("/sos", "/help")
+SHED_LOGGED_EVERY = 1000
 
 # (update, its match or None for /sos and /help, send): send=False coalesces
 EarlyReply = Callable[[Update, CrisisMatch | None, bool], Awaitable[None]]
@@ -268,12 +269,13 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._shed += 1
         if isinstance(raw, dict) and isinstance(raw.get("update_id"), int):
             self._ordinary.discard(raw["update_id"])
-        # Counts only: never what it said.
-        log.warning(
-            "overloaded: an update was shed (%d waiting); %d so far",
-            self._admission.waiting,
-            self._shed,
-        )
+        if self._shed == 1 or not self._shed % SHED_LOGGED_EVERY:  # a flood, not a line each
+            # Counts only: never what it said.
+            log.warning(
+                "overloaded: an update was shed (%d waiting); %d so far",
+                self._admission.waiting,
+                self._shed,
+            )
         if outcome is Offer.SHED_TELL and self.shed is not None:
             parsed = self._parse(raw)
             if parsed is not None:
@@ -324,6 +326,11 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             await self._idle.wait()
         if self._telling:
             await asyncio.gather(*self._telling, return_exceptions=True)
+
+    @property
+    def admission(self) -> Admission[object]:
+        """The queue itself (its bounds may be set: a test, a deployment's tuning)."""
+        return self._admission
 
     @property
     def shed_updates(self) -> int:
