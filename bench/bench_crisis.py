@@ -42,6 +42,7 @@ import resource
 import statistics
 import subprocess
 import tempfile
+import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -203,6 +204,23 @@ async def _until_idle(runtime: Runtime, limit: float = 300) -> None:
         await asyncio.sleep(0.05)  # polling what the bot reports, bounded by the deadline
 
 
+def _thread_cpu() -> str:
+    """CPU seconds per thread of this process, by thread name (the loop's is MainThread):
+    where the CPU went when several threads share the GIL."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parts = []
+    for thread in threading.enumerate():
+        try:
+            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        seconds = (int(fields[11]) + int(fields[12])) / ticks
+        if seconds >= 0.1:
+            parts.append(f"{thread.name.split('_')[0]}:{seconds:.1f}")
+    return ",".join(parts)
+
+
 def _code() -> str:
     try:
         out = subprocess.run(
@@ -278,6 +296,10 @@ async def bench_latency(
         sampler.cancel()
         cpu = time.process_time() - cpu_before
         shed = getattr(runtime.app.update_processor, "shed_updates", 0) if runtime.app else 0
+        # Messages the model left to the rules (their budget ran out while they waited):
+        # under overload the model reads fewer, and costs less.
+        model_skipped = getattr(runtime.services.crisis_model, "skipped", "-")
+        threads = _thread_cpu()
         await runtime.stop()
     parent.send("done")
     process.join()
@@ -309,9 +331,11 @@ async def bench_latency(
         f" load={load_before:.1f}-{os.getloadavg()[0]:.1f}"
         f" ordinary={ordinary_sent} urgent={crisis_count}"
         f" unfetched_at_end={backlog} peak_waiting={peak[0]} shed={shed}"
+        f" model_skipped={model_skipped}"
         f" p50={p50:.1f}ms p99={p99:.1f}ms max={latencies[-1] * 1000:.1f}ms"
         f" cpu_in_window={cpu_window:.1f}s cpu_until_idle={cpu:.1f}s"
         f" cpu_per_update={cpu / max(updates, 1) * 1000:.2f}ms rss={rss:.0f}MB"
+        f" threads={threads}"
     )
 
 
