@@ -278,7 +278,8 @@ async def bench_latency(
             person.profile.onboarded = True
             await people.save(person)
             if panic and uid in crisis_users:
-                await runtime.services.discretion.set_panic_word(person, PANIC_WORD)
+                assert runtime.app is not None
+                await runtime.app.bot_data.offers.discretion.set_panic_word(person, PANIC_WORD)
         load_before = os.getloadavg()[0]
         # The event loop thread's own CPU: wall time would count its waits for the GIL.
         profiler = cProfile.Profile(time.thread_time) if profile else None

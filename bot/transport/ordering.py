@@ -340,8 +340,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
     @property
     def current_concurrent_updates(self) -> int:
         """Updates being processed, and those fetched and waiting to be admitted (what
-        "the bot has finished its updates" waits for)."""
-        return super().current_concurrent_updates + self._admission.waiting
+        "the bot has finished its updates" waits for). An admitted update counts from the
+        moment it is handed to PTB, not only once PTB's task for it has started."""
+        running = max(super().current_concurrent_updates, len(self._admitted))
+        return running + self._admission.waiting
 
     # --- in order ------------------------------------------------------------------------
 
