@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.bench_crisis detector
     .venv/bin/python -m bench.bench_crisis latency [--seconds 20] [--rate 500]
-        [--message TEXT] [--panic] [--flood PER_SECOND]
+        [--message TEXT] [--panic] [--flood PER_SECOND] [--profile FILE]
 
 `detector`: the cost of CrisisDetector.detect per message over a realistic mix.
 `latency`: the crisis reply's latency while ordinary answers load the bot at `rate`
@@ -21,6 +21,11 @@ message queues for it too). `--rules-only`: the bot without the model (BOT_CRISI
 (docs/discretion.md); the latency is to the decoy, so it includes deleting the panic
 message and the chat's recent messages first. `--flood`: one more chat sends "help" that
 many times a second throughout (issue 27's flood); the latency is still everyone else's.
+`--profile FILE`: cProfile the bot process over the run (its top functions printed).
+Each run ends with one `RUN ...` line holding every figure docs/performance.md compares:
+the load average, the backlog not yet fetched at the end, the peak waiting in the bot,
+the crisis p50/p99/max, and the bot's CPU until every fetched update was handled, per
+update (ordinary, crisis and flood together).
 """
 
 from __future__ import annotations
@@ -28,12 +33,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import base64
+import cProfile
 import multiprocessing
 import os
+import pstats
 import random
 import resource
 import statistics
+import subprocess
 import tempfile
+import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -164,15 +173,66 @@ async def _drive_load(
     await emu.stop()
 
 
+def _waiting_in_bot(runtime: Runtime) -> int:
+    """Fetched updates waiting for a slot: the admission queue and the slots' own waiters
+    (the code before the admission queue had only the latter)."""
+    processor = getattr(runtime.app, "update_processor", None)
+    waiting = getattr(processor, "waiting_for_slots", None)
+    if isinstance(waiting, int):
+        return waiting
+    waiters = getattr(getattr(processor, "_slots", None), "_waiters", None) or ()
+    return len(waiters)
+
+
 async def _sample_backlog(runtime: Runtime, peak: list[int]) -> None:
-    """The bot's own backlog: fetched updates waiting for one of the processor's slots
-    (under overload this grows; the crisis reply must not grow with it)."""
+    """The bot's own backlog (under overload this grows; the crisis reply must not grow
+    with it)."""
     while True:
-        app = runtime.app
-        slots = getattr(getattr(app, "update_processor", None), "_slots", None)
-        waiters = getattr(slots, "_waiters", None) or ()
-        peak[0] = max(peak[0], len(waiters))
+        peak[0] = max(peak[0], _waiting_in_bot(runtime))
         await asyncio.sleep(0.25)  # a sample, not a wait for a result
+
+
+async def _until_idle(runtime: Runtime, limit: float = 300) -> None:
+    """Every fetched update handled, so the CPU read after counts all of them."""
+    app = runtime.app
+    assert app is not None
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + limit
+    while app.update_queue.qsize() or app.update_processor.current_concurrent_updates:
+        if loop.time() > deadline:
+            break
+        await asyncio.sleep(0.05)  # polling what the bot reports, bounded by the deadline
+
+
+def _thread_cpu() -> str:
+    """CPU seconds per thread of this process, by thread name (the loop's is MainThread):
+    where the CPU went when several threads share the GIL."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    parts = []
+    for thread in threading.enumerate():
+        try:
+            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        seconds = (int(fields[11]) + int(fields[12])) / ticks
+        if seconds >= 0.1:
+            parts.append(f"{thread.name.split('_')[0]}:{seconds:.1f}")
+    return ",".join(parts)
+
+
+def _code() -> str:
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=False,
+            cwd=Path(__file__).resolve().parent,
+        )
+    except OSError:
+        return "?"
+    return out.stdout.strip() or "?"
 
 
 def _child(conn: Connection, seconds: float, rate: float, urgent: str, flood: float) -> None:
@@ -187,6 +247,7 @@ async def bench_latency(
     panic: bool = False,
     flood: float = 0,
     model: bool = True,
+    profile: str | None = None,
 ) -> None:
     parent, child = multiprocessing.Pipe()
     urgent = PANIC_WORD if panic else text
@@ -219,18 +280,36 @@ async def bench_latency(
             if panic and uid in crisis_users:
                 assert runtime.app is not None
                 await runtime.app.bot_data.offers.discretion.set_panic_word(person, PANIC_WORD)
+        load_before = os.getloadavg()[0]
+        # The event loop thread's own CPU: wall time would count its waits for the GIL.
+        profiler = cProfile.Profile(time.thread_time) if profile else None
         cpu_before = time.process_time()
         peak = [0]
         sampler = asyncio.create_task(_sample_backlog(runtime, peak))
+        if profiler is not None:
+            profiler.enable()
         parent.send((ordinary_users, crisis_users))
         ordinary_sent, crisis_count, backlog, latencies = await asyncio.to_thread(parent.recv)
+        cpu_window = time.process_time() - cpu_before
+        await _until_idle(runtime)
+        if profiler is not None:
+            profiler.disable()
         sampler.cancel()
         cpu = time.process_time() - cpu_before
+        shed = getattr(runtime.app.update_processor, "shed_updates", 0) if runtime.app else 0
+        # Messages the model left to the rules (their budget ran out while they waited):
+        # under overload the model reads fewer, and costs less.
+        model_skipped = getattr(runtime.services.crisis_model, "skipped", "-")
+        threads = _thread_cpu()
         await runtime.stop()
     parent.send("done")
     process.join()
     latencies.sort()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if profiler is not None and profile is not None:
+        profiler.dump_stats(profile)
+        pstats.Stats(profile).sort_stats("cumulative").print_stats(40)
+        pstats.Stats(profile).sort_stats("tottime").print_stats(40)
     print(
         f"load: {ordinary_sent} ordinary updates in {seconds:.0f}s"
         f" ({ordinary_sent / seconds:.0f}/s), {crisis_count} {'panic' if panic else 'crisis'}"
@@ -246,6 +325,19 @@ async def bench_latency(
         f" max={latencies[-1] * 1000:.1f} ms"
     )
     print(f"bot process CPU: {cpu:.1f}s over {seconds:.0f}s; peak RSS {rss:.0f} MB")
+    updates = ordinary_sent + crisis_count + int(flood * seconds)
+    # One line with everything a comparison needs (docs/performance.md tabulates these).
+    print(
+        f"RUN code={_code()} rate={rate:.0f}/s seconds={seconds:.0f}"
+        f" load={load_before:.1f}-{os.getloadavg()[0]:.1f}"
+        f" ordinary={ordinary_sent} urgent={crisis_count}"
+        f" unfetched_at_end={backlog} peak_waiting={peak[0]} shed={shed}"
+        f" model_skipped={model_skipped}"
+        f" p50={p50:.1f}ms p99={p99:.1f}ms max={latencies[-1] * 1000:.1f}ms"
+        f" cpu_in_window={cpu_window:.1f}s cpu_until_idle={cpu:.1f}s"
+        f" cpu_per_update={cpu / max(updates, 1) * 1000:.2f}ms rss={rss:.0f}MB"
+        f" threads={threads}"
+    )
 
 
 def main() -> None:
@@ -259,6 +351,9 @@ def main() -> None:
         "--flood", type=float, default=0, help='one more chat sending "help" this many times/s'
     )
     parser.add_argument("--rules-only", action="store_true", help="without the crisis model")
+    parser.add_argument(
+        "--profile", metavar="FILE", help="cProfile the bot (this process) into FILE, print top"
+    )
     args = parser.parse_args()
     if args.message == "model":
         args.message = MODEL_ONLY
@@ -273,6 +368,7 @@ def main() -> None:
                 panic=args.panic,
                 flood=args.flood,
                 model=not args.rules_only,
+                profile=args.profile,
             )
         )
 

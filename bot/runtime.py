@@ -36,7 +36,7 @@ from bot.storage.identities import tidy_at_start
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PERSON_CHANNEL, PeopleStore
 from bot.storage.updates import UpdateStore
-from bot.transport.intake import ALLOWED_UPDATES
+from bot.transport.intake import ALLOWED_UPDATES, MainBot
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
 from bot.transport.webhook import WebhookServer
@@ -243,7 +243,14 @@ class Runtime:
         app = self.app
         if app is not None:
             if app.updater is not None and app.updater.running:
+                bot = app.bot
+                if isinstance(bot, MainBot):
+                    bot.stop_fetching()
                 await app.updater.stop()
+                processor = app.update_processor
+                if isinstance(processor, CrisisFirstUpdateProcessor) and app.running:
+                    # Everything fetched is confirmed at Telegram: handled before the stop.
+                    await processor.drain()
             if app.running:
                 if self.services is not None:
                     # A crisis reply waiting out one chat's 429 must not hold the stop.

@@ -38,6 +38,7 @@ from bot.features.crisis.screen import shared_screen
 from bot.features.discretion.service import CoverCache
 from bot.features.discretion.views import menu_entries
 from bot.features.progress.chart import ChartRenderer
+from bot.framework.busy import tell_busy
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
@@ -206,8 +207,11 @@ def build_application(
     for feature in installed:
         feature.install(hub)
     wire_processor(processor, hub, app, services)
-    # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
-    main_bot.screen_with(processor.screen_raw, processor.screen)
+    # Polling: each fetched update screened as it arrives, then admitted to the handlers
+    # as slots free (bot/transport/intake.py, admission.py); one shed under overload is
+    # answered with a kind "send it again".
+    main_bot.feed(processor, app.update_queue.put_nowait)
+    processor.shed = functools.partial(tell_busy, application=app)
     for group, handler in hub.handlers:
         app.add_handler(handler, group)
     for name, callback in hub.commands:

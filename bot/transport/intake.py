@@ -8,11 +8,12 @@ on its own; one that fails is skipped, counted and logged by its id and type onl
 next poll's offset moves past it. Connection errors back off in PTB's retry loop (1 s,
 growing to 30 s); nothing here needs its own timer.
 
-Before anything else in a batch is parsed, each raw update is screened (`early`, the
-update processor's `screen_raw`: a crisis or panic word, /sos, /help, read from the JSON
-without parsing it); those that may be urgent are parsed first and their early path is
-started (its task exists before any of the batch's ordinary ones, so it runs first),
-whatever backlog of ordinary updates is waiting for slots (issue 25).
+Each raw update is screened as it is fetched (the update processor's `screen_raw`: a
+crisis or panic word, /sos, /help, read from the JSON without parsing it); those that may
+be urgent are parsed at once and their early path is started, whatever backlog of
+ordinary updates is waiting for slots (issue 25). Every update then goes, raw, to the
+processor's admission (bot/transport/admission.py): an ordinary one is parsed only when a
+slot frees for it, so the poll never waits for handling and nothing is parsed twice.
 """
 
 from __future__ import annotations
@@ -27,6 +28,8 @@ from telegram._utils.types import JSONDict, ODVInput, TimePeriod
 from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest
+
+from bot.transport.ordering import CrisisFirstUpdateProcessor
 
 log = logging.getLogger(__name__)
 
@@ -60,21 +63,29 @@ def update_id_of(raw: object) -> int | None:
 class MainBot(ExtBot[Any]):
     """The Application's bot: every send but the crisis replies (those go on the urgent
     bot, `Services.urgent_bot`) and every poll, with getUpdates screened update by update
-    (a poison update is skipped, not fatal; a crisis word starts its reply at once)."""
+    (a poison update is skipped, not fatal; a crisis word starts its reply at once) and
+    handed to the update processor's admission (bot/transport/admission.py), not to PTB:
+    PTB gets each update when a slot frees, parsed then, once."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._skip_below = 0  # the next poll's offset is at least this
         self._skipped = 0
-        # Set by bot/wiring.py (the update processor): whether a raw update may be urgent, and
-        # what starts its early path once parsed.
-        self._may_be_urgent: Callable[[object], bool] = lambda raw: False
-        self._start_early: Callable[[Update], None] = lambda update: None
+        self._processor: CrisisFirstUpdateProcessor | None = None
+        self._closing = False
 
-    def screen_with(
-        self, may_be_urgent: Callable[[object], bool], start_early: Callable[[Update], None]
+    def feed(
+        self, processor: CrisisFirstUpdateProcessor, enqueue: Callable[[Update], None]
     ) -> None:
-        self._may_be_urgent, self._start_early = may_be_urgent, start_early
+        """Fetched updates go to `processor` (screened, then admitted as slots free), and
+        from it to `enqueue` (PTB's update queue). Set by bot/wiring.py."""
+        self._processor = processor
+        processor.intake(self.parse, enqueue)
+
+    def stop_fetching(self) -> None:
+        """Polling is stopping: whatever a last getUpdates returns is left unconfirmed at
+        Telegram (fetched again at the next start), never half taken in."""
+        self._closing = True
 
     @property
     def skipped_updates(self) -> int:
@@ -94,8 +105,9 @@ class MainBot(ExtBot[Any]):
         pool_timeout: ODVInput[float] = DEFAULT_NONE,
         api_kwargs: JSONDict | None = None,
     ) -> tuple[Update, ...]:
-        # A skipped update at the end of a batch leaves PTB's offset on it; asking from
-        # past it confirms it to Telegram, so it is never fetched again.
+        # The processor took the last batch (PTB saw none of it, so its own offset stays
+        # behind): asking from past it confirms it to Telegram, so it is never fetched again.
+        # The same for a poison update that was skipped.
         if self._skip_below and (offset is None or 0 <= offset < self._skip_below):
             offset = self._skip_below
         return await super().get_updates(
@@ -118,50 +130,64 @@ class MainBot(ExtBot[Any]):
             # A TelegramError, so PTB's polling loop backs off (1 s, growing to 30 s) instead
             # of logging the body and asking again at once.
             raise NetworkError("getUpdates returned something other than a list")
-        # Their tasks are created now, so they run before any task of this batch's
-        # ordinary updates (created later, by PTB, in arrival order); no yield here: under
-        # overload one turn of the loop is long, and the next poll must not wait for it.
-        return self._screen(result, self._urgent_first(result))
+        processor = self._processor
+        if processor is None:  # not fed (a bare bot): PTB parses the batch, one by one
+            return [raw for raw in result if self.parse(raw) is not None]
+        if self._closing:
+            return []
+        self._take(result, processor)
+        return []  # PTB gets them from the processor, as slots free
 
-    def _urgent_first(self, batch: list[Any]) -> set[int]:
-        """Parse and start the early path of every update in the batch that may be urgent;
-        their indexes (they are parsed already)."""
-        started: set[int] = set()
-        for index, raw in enumerate(batch):
-            try:
-                if not self._may_be_urgent(raw):
-                    continue
-                update = Update.de_json(raw, self)
-            except Exception:  # noqa: S112 - _screen logs it, by id and type only
-                continue
-            started.add(index)
-            self._start_early(update)
-        return started
-
-    def _screen(self, batch: list[Any], parsed: set[int]) -> list[JSONDict]:
-        kept: list[JSONDict] = []
-        for index, raw in enumerate(batch):
-            if index in parsed:
-                kept.append(raw)
-                continue
+    def _take(self, batch: list[Any], processor: CrisisFirstUpdateProcessor) -> None:
+        """Screen each update, in order; parse those that may be urgent and start their
+        early path (their tasks exist before any ordinary update of the batch is even
+        parsed, so they run first); hand every one to the processor's admission. No yield
+        and no parse of ordinary updates here: under overload this turn of the loop must
+        stay short, and the next poll must not wait for handling."""
+        for raw in batch:
             update_id = update_id_of(raw)
+            if update_id is not None:
+                self._skip_below = max(self._skip_below, update_id + 1)
             try:
-                Update.de_json(raw if update_id is not None else {}, self)
-            except Exception as exc:
-                self._skipped += 1
-                if update_id is not None:
-                    self._skip_below = max(self._skip_below, update_id + 1)
-                # Id, type and the exception's class only: its message may quote the payload.
-                log.warning(
-                    "skipped an update that could not be parsed: id %s, type %s (%s); %d so far",
-                    update_id,
-                    update_kind(raw),
-                    type(exc).__name__,
-                    self._skipped,
-                )
+                urgent = processor.screen_raw(raw)
+            except Exception as exc:  # the screen must never drop an update
+                log.warning("update not screened: %s", type(exc).__name__)
+                urgent = False
+            update = None
+            if urgent:
+                update = self.parse(raw)
+                if update is None:
+                    continue
+                processor.screen(update)
+            elif update_id is None:
+                self.parse(raw)  # logged and counted as skipped
                 continue
-            kept.append(raw)
-        return kept
+            processor.admit(raw, update)
+        processor.pump()
+
+    def parse(self, raw: object) -> Update | None:
+        """One raw update, parsed; None (logged by id and type, counted) if it cannot be."""
+        update_id = update_id_of(raw)
+        try:
+            # Without an id it is no update: {} fails as such (PTB requires update_id).
+            update = Update.de_json(
+                raw if isinstance(raw, dict) and update_id is not None else {}, self
+            )
+            self.insert_callback_data(update)
+        except Exception as exc:
+            self._skipped += 1
+            if update_id is not None:
+                self._skip_below = max(self._skip_below, update_id + 1)
+            # Id, type and the exception's class only: its message may quote the payload.
+            log.warning(
+                "skipped an update that could not be parsed: id %s, type %s (%s); %d so far",
+                update_id,
+                update_kind(raw),
+                type(exc).__name__,
+                self._skipped,
+            )
+            return None
+        return update
 
 
 def build_main_bot(

@@ -18,6 +18,11 @@ order.
   text not read yet) get a task; the rest cost a few dictionary reads. So a backlog of
   ordinary updates waiting for slots (overload) never stands in front of a crisis reply
   (issue 25).
+- Polling admits fetched updates to the handlers as slots free, per chat in arrival order,
+  chats in turn (bot/transport/admission.py): under overload the backlog waits there, raw,
+  not as tasks on a semaphore, so the event loop's turns stay short and the next getUpdates
+  (and the crisis message it may bring) is never stalled behind handling. Past the
+  queue's bounds an ordinary update is shed and its chat told to send it again (`shed`).
 - Per chat, early crisis replies run one at a time (a lane), so one chat's flood holds at
   most one of the crisis bot's connections, and its 429 pauses only it (the crisis bot's
   send policy pauses per chat). Past `MAX_EARLY_PER_CHAT` replies in flight or waiting,
@@ -31,7 +36,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,6 +46,7 @@ from telegram.ext import BaseUpdateProcessor
 
 from bot.matching.crisis import CrisisMatch
 from bot.matching.crisis_screen import CrisisScreen
+from bot.transport.admission import Admission, Admitted, Offer
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +56,7 @@ MAX_EARLY_PER_CHAT = 2
 # PTB's semaphore must never be the one updates queue on (see above).
 _UNBOUNDED = 1_000_000
 _CRISIS_COMMANDS = ("/sos", "/help")
+SHED_LOGGED_EVERY = 1000
 
 # (update, its match or None for /sos and /help, send): send=False coalesces
 EarlyReply = Callable[[Update, CrisisMatch | None, bool], Awaitable[None]]
@@ -72,6 +79,22 @@ def raw_private_text(raw: object) -> tuple[int, int, str] | None:
     if not isinstance(text, str) or not text or not isinstance(chat_id, int):
         return None
     return chat_id, user_id if isinstance(user_id, int) else 0, text
+
+
+def raw_chat_key(raw: object) -> Hashable:
+    """The chat a raw update belongs to (PTB's `effective_chat` for the updates we ask
+    for), read without parsing it; the update itself when it names none (nothing to keep
+    in order with)."""
+    if isinstance(raw, dict):
+        body = raw.get("message") or raw.get("edited_message")
+        query = raw.get("callback_query")
+        if body is None and isinstance(query, dict):
+            body = query.get("message")
+        chat = body.get("chat") if isinstance(body, dict) else None
+        chat_id = chat.get("id") if isinstance(chat, dict) else None
+        if isinstance(chat_id, int) and not isinstance(chat_id, bool):
+            return chat_id
+    return ("update", id(raw))
 
 
 def private_text(update: object) -> tuple[int, int, str] | None:
@@ -138,6 +161,18 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         self._early: dict[int, asyncio.Task[Early]] = {}
         self._lanes: dict[int, _Lane] = {}
         self._ordinary: set[int] = set()  # update ids screened when fetched: nothing urgent
+        # Polling's overload queue: raw updates (parsed ones, for those that may be urgent)
+        # waiting for a slot; `intake` says how one is parsed and handed to PTB.
+        self._admission: Admission[object] = Admission(max_concurrent_updates)
+        self._admitted: dict[int, Admitted[object]] = {}  # update id -> its place
+        self._parse: Callable[[object], Update | None] = lambda raw: None
+        self._enqueue: Callable[[Update], None] | None = None
+        self._idle = asyncio.Event()
+        self._telling: set[asyncio.Task[None]] = set()
+        self._shed = 0
+        # Set by bot/wiring.py: tells a chat, kindly, that its update was shed (overload)
+        # and should be sent again; at most once until the chat's queue drains.
+        self.shed: Callable[[Update], Awaitable[None]] | None = None
 
     # --- the early path ----------------------------------------------------------------
 
@@ -214,9 +249,111 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                 del self._lanes[chat_id]  # idle chats leave no trace
         return Early(panic=False, urgent=True)
 
+    # --- admission (polling) -----------------------------------------------------------
+
+    def intake(
+        self, parse: Callable[[object], Update | None], enqueue: Callable[[Update], None]
+    ) -> None:
+        """How an admitted raw update is parsed (None: it cannot be, skipped and logged) and
+        handed to PTB's queue. Set by bot/transport/intake.py when polling."""
+        self._parse, self._enqueue = parse, enqueue
+
+    def admit(self, raw: object, update: Update | None) -> None:
+        """A fetched update, in arrival order: `update` is given (parsed) when it may be
+        urgent, and such an update is never shed. Call `pump` after a batch."""
+        outcome = self._admission.offer(
+            raw_chat_key(raw), raw if update is None else update, urgent=update is not None
+        )
+        if outcome is Offer.QUEUED:
+            return
+        self._shed += 1
+        if isinstance(raw, dict) and isinstance(raw.get("update_id"), int):
+            self._ordinary.discard(raw["update_id"])
+        if self._shed == 1 or not self._shed % SHED_LOGGED_EVERY:  # a flood, not a line each
+            # Counts only: never what it said.
+            log.warning(
+                "overloaded: an update was shed (%d waiting); %d so far",
+                self._admission.waiting,
+                self._shed,
+            )
+        if outcome is Offer.SHED_TELL and self.shed is not None:
+            parsed = self._parse(raw)
+            if parsed is not None:
+                task = asyncio.get_running_loop().create_task(self._tell(parsed))
+                self._telling.add(task)
+                task.add_done_callback(self._telling.discard)
+
+    async def _tell(self, update: Update) -> None:
+        if self.shed is None:
+            return
+        try:
+            await self.shed(update)
+        except Exception as exc:  # the shed update's count is logged already
+            log.warning("overload notice not sent: %s", type(exc).__name__)
+
+    def pump(self) -> None:
+        """Hand PTB what may start now."""
+        enqueue = self._enqueue
+        if enqueue is None:
+            return
+        while batch := self._admission.take():
+            for admitted in batch:
+                item = admitted.item
+                update = item if isinstance(item, Update) else self._parse(item)
+                if update is None:
+                    if isinstance(item, dict) and isinstance(item.get("update_id"), int):
+                        self._ordinary.discard(item["update_id"])
+                    self._admission.done(admitted)
+                    continue
+                self._admitted[update.update_id] = admitted
+                enqueue(update)
+        if not self._admitted and not self._admission.waiting:
+            self._idle.set()
+
+    def _release(self, update: object) -> None:
+        if not isinstance(update, Update):
+            return
+        admitted = self._admitted.pop(update.update_id, None)
+        if admitted is not None:
+            self._admission.done(admitted)
+            self.pump()
+
+    async def drain(self) -> None:
+        """Return once every fetched update has been handled (or shed, and its chat told):
+        polling has stopped, and nothing fetched may be dropped."""
+        while self._admitted or self._admission.waiting:
+            self._idle.clear()
+            await self._idle.wait()
+        if self._telling:
+            await asyncio.gather(*self._telling, return_exceptions=True)
+
+    @property
+    def admission(self) -> Admission[object]:
+        """The queue itself (its bounds may be set: a test, a deployment's tuning)."""
+        return self._admission
+
+    @property
+    def shed_updates(self) -> int:
+        """Ordinary updates shed under overload, since start."""
+        return self._shed
+
+    @property
+    def current_concurrent_updates(self) -> int:
+        """Updates being processed, and those fetched and waiting to be admitted (what
+        "the bot has finished its updates" waits for). An admitted update counts from the
+        moment it is handed to PTB, not only once PTB's task for it has started."""
+        running = max(super().current_concurrent_updates, len(self._admitted))
+        return running + self._admission.waiting
+
     # --- in order ------------------------------------------------------------------------
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        try:
+            await self._process(update, coroutine)
+        finally:
+            self._release(update)
+
+    async def _process(self, update: object, coroutine: Awaitable[Any]) -> None:
         try:
             chat = update.effective_chat if isinstance(update, Update) else None
         except Exception:  # a malformed update; PTB's handlers will ignore it too
@@ -270,9 +407,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
 
     @property
     def waiting_for_slots(self) -> int:
-        """Ordinary updates fetched and waiting for a slot (the backlog under overload)."""
+        """Ordinary updates fetched and waiting for a slot (the backlog under overload):
+        those not admitted yet, and any waiting on the slots themselves (webhook mode)."""
         waiters = getattr(self._slots, "_waiters", None)
-        return len(waiters) if waiters else 0
+        return self._admission.waiting + (len(waiters) if waiters else 0)
 
     def _take_turn(self, chat_id: int) -> asyncio.Future[None]:
         queue = self._turns.setdefault(chat_id, deque())
