@@ -87,3 +87,29 @@ def test_hard_calm_gets_no_emergency_reply(detector: CrisisDetector, message: st
 def test_the_crisis_beside_it_still_does(detector: CrisisDetector, message: str) -> None:
     match = detector.detect(message)
     assert match is not None and match.certain, (message, match)
+
+
+# The rules' checks ("Are you safe right now?") on calm lines: a stalker in a podcast or a
+# film, how to report harassment, a first-aid course, a help word before a small decision,
+# "doesn't help", help one day in the future, an ordinary word a typo guess took for a
+# crisis word ("geschlafen" is not "geschlagen").
+CALM_NOTHING = [
+    "listening to a podcast about a woman who caught her stalker, gripping",
+    "vi una serie sobre acoso escolar, muy dura pero buena",
+    "dans ce film il y a un stalker qui suit l'héroïne partout, j'ai eu peur pour elle",
+    "gestern ein Buch über einen Stalker gelesen, spannend bis zum Ende",
+    "ho visto un documentario su uno stalker, agghiacciante",
+    "we keken een film over een stalker, best eng",
+    "how do I report him for harassment at the office? just asking for the steps",
+    "Erste-Hilfe-Kurs heute, jetzt kann ich eine stabile Seitenlage",
+    "help I can't decide between pasta or pizza tonight",
+    "ajuda, não sei se compro o vestido azul ou o verde",
+    "esse remédio para dor de cabeça não ajuda nada",
+    "si un jour j'ai besoin d'aide, c'est quel numéro ? juste pour savoir",
+    "der Kleine hat heute endlich durchgeschlafen, die Kinder haben gut geschlafen",
+]
+
+
+@pytest.mark.parametrize("message", CALM_NOTHING)
+def test_hard_calm_gets_no_check_either(detector: CrisisDetector, message: str) -> None:
+    assert detector.detect(message) is None, message
