@@ -7,9 +7,9 @@ encoder thread as the bot runs it) per short ordinary message, for the n-gram vi
 (`CrisisModel.quick`) and for the whole score (encoder + n-grams), over the short calm lines
 of the training pass train-T13 (everyday chat, three to twelve words).
 
---gate-on: for development files, the lowest n-gram logit among crisis messages the full
-model flags, and how many calm messages fall below gates at or under it (those would skip
-the encoder and lose nothing on that data).
+--gate-on: for development files (--cache: their vectors from the training cache), the
+lowest n-gram logit among crisis messages the full model flags, and how many calm messages
+fall below gates under it (those would skip the encoder and lose nothing on that data).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.crisis_eval import cached  # noqa: E402
 from bench.labelled import labelled_rows  # noqa: E402
 from bot.content.loader import content_dir, load_content  # noqa: E402
 from bot.matching.crisis_model import MODEL_HEAD, load_model, word_count  # noqa: E402
@@ -45,6 +46,7 @@ def main() -> None:
     parser.add_argument("--head", type=Path, default=None)
     parser.add_argument("--gate-on", type=Path, nargs="*", default=[])
     parser.add_argument("--messages", type=int, default=200)
+    parser.add_argument("--cache", type=Path, help="vectors for the gate's data (not timed)")
     args = parser.parse_args()
     model = load_model(args.head or content_dir() / MODEL_HEAD)
     texts = [
@@ -63,6 +65,8 @@ def main() -> None:
             f" ms, p99 {ordered[int(len(ordered) * 0.99)] * 1000:.2f} ms"
         )
     if args.gate_on:
+        if args.cache is not None and model.encoder is not None:
+            model.encoder = cached(model.encoder, args.cache / "e5-small-q4-query.npz")
         detector = load_content().detector
         rows = [row for _, _, row in labelled_rows(args.gate_on)]
         flagged_crisis: list[float] = []
