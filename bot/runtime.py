@@ -12,12 +12,13 @@ import asyncio
 import contextlib
 import gc
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from telegram.ext import Job
 
+from bot.app import features as listed_features
 from bot.config import ConfigError, Settings, ensure_data_dir
 from bot.content.loader import Content, load_content
 from bot.core.clock import Clock, system_clock
@@ -25,7 +26,7 @@ from bot.crypto import pseudonym
 from bot.datalock import DataDirLock
 from bot.features.progress.chart import ChartRenderer
 from bot.framework.context import Services
-from bot.framework.hub import Feature
+from bot.framework.hub import Feature, Hub
 from bot.keys import resolve_master_key
 from bot.people.ledger import MessageLedger
 from bot.storage.backend import Backend, Subscription
@@ -84,6 +85,7 @@ class Runtime:
         poll_interval: float = 0.0,
         backoff: float = 0.5,
         chart_mode: Literal["process", "thread"] = "process",
+        features: Callable[[], Sequence[Feature]] = listed_features,
     ) -> None:
         if settings.token is None:
             raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
@@ -96,6 +98,7 @@ class Runtime:
         # /progress draws in a worker process (bot/features/progress/chart.py says why);
         # "thread" is for tests and hosts that cannot spare one.
         self._chart_mode = chart_mode
+        self._features = features  # bot/app.py's list (a test may add one)
         self._chart: ChartRenderer | None = None
         self._warming: asyncio.Task[None] | None = None
         self.storage: Storage | None = None
@@ -106,6 +109,7 @@ class Runtime:
         # The features bot/app.py lists, installed in order (docs/architecture.md's feature
         # table is checked against it).
         self.features: Sequence[Feature] = ()
+        self.hub: Hub | None = None  # what they registered (their start and stop steps)
         self._flusher: asyncio.Task[None] | None = None
         self.webhook: WebhookServer | None = None
         self._subscription: Subscription | None = None
@@ -135,14 +139,17 @@ class Runtime:
             self.clock,
             self._chart,
         )
-        wired = build_application(base, throttle=self._throttle, backoff=self._backoff)
+        wired = build_application(
+            base, throttle=self._throttle, backoff=self._backoff, features=self._features
+        )
         app, services = wired.app, wired.services
         self.app, self.services, self.jobs = app, services, wired.jobs
-        self.features = wired.features
+        self.features, self.hub = wired.features, wired.hub
         await app.initialize()
         await services.urgent_bot.initialize()
-        # Panic words and covers into memory before the first update is read.
-        await services.discretion.load()
+        # What the features load before the first update is read (panic words, covers).
+        for step in wired.hub.starting:
+            await step()
         # Settings changed on another replica reach this one's crisis cache (PostgreSQL).
         self._subscription = storage.db.subscription(PERSON_CHANNEL, services.people.heard)
         await self._subscription.ensure()
@@ -245,8 +252,9 @@ class Runtime:
         if services is not None:
             await services.urgent_bot.shutdown()
             await services.crisis_screen.close()
-            with contextlib.suppress(Exception):
-                await services.dispatcher.close()
+            for step in reversed(self.hub.stopping if self.hub is not None else []):
+                with contextlib.suppress(Exception):
+                    await step()
             with contextlib.suppress(Exception):
                 await services.ledger.flush()
         if self._warming is not None:

@@ -131,9 +131,9 @@ class HeldWordsFeature:
 
     async def _file(self, context: Context, person: Person, held: Held) -> str:
         if held.journal:
-            await context.services.journal.add(person, held.prompt_id, held.message_id, held.text)
+            await context.offers.journal.add(person, held.prompt_id, held.message_id, held.text)
             return "crisis_capture.kept_journal"
-        worksheet = await context.services.worksheet_flow.keep_held(person, held)
+        worksheet = await context.offers.worksheets.keep_held(person, held)
         return "crisis_capture.kept_answer" if worksheet is not None else "crisis_capture.gone"
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
