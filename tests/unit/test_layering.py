@@ -466,3 +466,15 @@ def test_no_module_is_over_500_lines() -> None:
         if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LIMIT
     }
     assert long == {}
+
+
+def test_test_modules_share_helpers_not_each_other() -> None:
+    # What two test modules share lives in tests/helpers/ (issue 24): a test module that
+    # imports another runs that module's tests' imports and fixtures where nobody looks.
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        module = _module_name(path)
+        for line, imported in imports_of(module, ast.parse(path.read_text(encoding="utf-8"))):
+            if imported.split(".")[-1].startswith("test_") or ".test_" in imported:
+                found.append(f"{path.relative_to(ROOT)}:{line}: imports {imported}")
+    assert found == []

@@ -126,8 +126,8 @@ class UpdateRouter:
         commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
         known = set(self.commands.names())
         keep = [
-            (tx("crisis_capture.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
-            (tx("crisis_capture.btn_drop"), HeldButton(False, message.message_id).encode()),
+            (tx("crisis_held.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
+            (tx("crisis_held.btn_drop"), HeldButton(False, message.message_id).encode()),
         ]
         rows = [
             keep,

@@ -108,7 +108,7 @@ class WorksheetsFeature:
                 views.continue_row(tx, outcome.worksheet, outcome.position),
             ]
             await context.offers.crisis_reply.add_under_reply(
-                context, person, rows, tx("crisis_capture.choose")
+                context, person, rows, tx("crisis_held.choose")
             )
         elif isinstance(outcome, NotKept):
             await self._offer_continue(
@@ -146,9 +146,9 @@ class WorksheetsFeature:
         text = tx("worksheets.saved") if count == 1 else tx("worksheets.saved_many", count=count)
         buttons = views.step_buttons(tx, saved.worksheet, saved.position, answered=True)
         if quiet:
-            text = f"{text}\n\n{tx('crisis_capture.quiet_line')}"
+            text = f"{text}\n\n{tx('crisis_held.quiet_line')}"
             lines = CrisisButton("more", "g").encode()
-            buttons = [*buttons, [(tx("crisis_capture.btn_lines"), lines)]]
+            buttons = [*buttons, [(tx("crisis_held.btn_lines"), lines)]]
         if step.saved_message:
             try:
                 await context.bot.edit_message_text(
@@ -165,7 +165,7 @@ class WorksheetsFeature:
     ) -> None:
         """Add Continue and Pause under the crisis reply, keeping its own buttons."""
         ours = views.continue_row(context.tx, worksheet, position)
-        key = "worksheets.saved_crisis" if saved else "crisis_capture.take_time"
+        key = "worksheets.saved_crisis" if saved else "crisis_held.take_time"
         await context.offers.crisis_reply.add_under_reply(context, person, [ours], context.tx(key))
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
