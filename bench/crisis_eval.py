@@ -1,6 +1,7 @@
 """Evaluate the crisis path (rules + model, as the bot runs them) on labelled messages.
 
     python bench/crisis_eval.py FILE.jsonl [FILE.jsonl ...] [--misses MISSES.tsv] [--json OUT]
+        [--head HEAD.npz] [--cache DIR]
 
 Each FILE holds one JSON object a line: text, lang (en es fr de it nl pt), region, label
 crisis|calm, kind (danger_now threat strangulation sexual_violence child stalking suicide
@@ -21,17 +22,23 @@ on urgent ones, the emergency reply's and the check's shares on calm ones, and w
 the emergency reply was the right one for the kind (danger and threats: the danger reply
 with the abuse line, never the suicide reply). --misses writes every miss (a crisis with
 nothing, an urgent one with only a check, a wrong reply kind, a calm one flagged) as TSV.
+--head judges another head file than the shipped one; --cache takes the encoder's vectors
+from bench/crisis_train.py's cache where it has them (the same vectors, in seconds; the
+model's time per message is then not measured).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -143,21 +150,43 @@ def describe(match: CrisisMatch | None) -> str:
     return f"{what}:{match.kind.value}:{match.category}"
 
 
+def cached(encode: Any, path: Path) -> Any:
+    """The encoder, answering from the training script's cache (keyed by the text's hash)
+    where it can."""
+    with np.load(path) as data:
+        known = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
+
+    def lookup(texts: list[str]) -> Any:
+        keys = [hashlib.sha256(t.encode()).hexdigest()[:32] for t in texts]
+        missing = [t for t, k in zip(texts, keys, strict=True) if k not in known]
+        if missing:
+            for text, vector in zip(missing, encode(missing), strict=True):
+                known[hashlib.sha256(text.encode()).hexdigest()[:32]] = vector
+        return np.stack([known[k] for k in keys]).astype(np.float32)
+
+    return lookup
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("files", nargs="+", type=Path)
     parser.add_argument("--misses", type=Path, help="write every miss here (TSV)")
     parser.add_argument("--json", type=Path, help="write the figures here (JSON)")
     parser.add_argument("--rules-only", action="store_true", help="the rules alone")
+    parser.add_argument("--head", type=Path, help="another head file than the shipped one")
+    parser.add_argument("--cache", type=Path, help="bench/crisis_train.py's vector cache")
     args = parser.parse_args()
 
     rows = read(args.files)
     if not rows:
         sys.exit("no messages read")
     detector = load_content().detector
-    model = None if args.rules_only else shared_model(content_dir() / MODEL_HEAD)
+    head = args.head or content_dir() / MODEL_HEAD
+    model = None if args.rules_only else shared_model(head)
     if model is None and not args.rules_only:
         sys.exit("the crisis model did not load (see the log line above)")
+    if model is not None and model.encoder is not None and args.cache is not None:
+        model.encoder = cached(model.encoder, args.cache / "e5-small-q4-query.npz")
     print(
         f"{len(rows)} messages from {len(args.files)} files:"
         f" {dict(Counter(r['label'] for r in rows))},"
@@ -192,7 +221,8 @@ def main() -> None:
         ordered = sorted(spent)
         p50 = ordered[len(ordered) // 2] * 1000
         p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000
-        print(f"model time per message: p50 {p50:.1f} ms, p99 {p99:.1f} ms (this machine)")
+        if args.cache is None:
+            print(f"model time per message: p50 {p50:.1f} ms, p99 {p99:.1f} ms (this machine)")
         figures["rules_alone"] = rules_figures
 
     misses = []

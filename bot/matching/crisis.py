@@ -17,7 +17,8 @@ Normalisation (`normalize`, bot/matching/normal.py), the same for patterns and m
    "urgencia" meet. Case folding turns ß into ss; letters NFKD leaves whole (œ, æ, ø, ł)
    are spelt out.
 3. 🆘 reads as the word "sos"; crying and broken-heart emoji as one word ("emojicry") that
-   patterns can name ("😭😭😭" is distress); the text is also read without it.
+   patterns can name ("😭😭😭" is distress); the text is also read without it. Laughing
+   emoji read as "emojilaugh", laughter like "haha" (the `jest` lists).
    Zero-width characters and soft hyphens are deleted, so "help" pasted with an invisible
    break inside is still "help".
 4. Anything that is not a letter or a digit separates words: punctuation, emoji, hyphens
@@ -47,8 +48,10 @@ How a message is read:
   are tried, and each only in a window of text around its anchor. Most messages try none.
   The cost does not grow with the number of patterns a message does not touch.
 - `not_crisis` spans remove any match they share a word with; `past` markers lower tier 1
-  to tier 2 in their own sentence, `safe_now` anywhere in the message, for the categories
-  that list them in `lowered_by`; a lowered tier-2 finding is dropped. Then the best tier
+  to tier 2 in their own sentence, as `jest` (laughter) does, `safe_now` anywhere in the
+  message, for the categories that list them in `lowered_by`; a lowered tier-2 finding is
+  dropped. `not_a_plea` spans remove only the general findings (a plea, distress) they
+  share a word with. Then the best tier
   wins, and within it the most urgent kind.
 
 All languages are matched at once: people switch languages, and the person's setting may
@@ -123,9 +126,17 @@ class CrisisMatch:
 SHIELD = "not_crisis"  # spans that are not a crisis ("help me understand", "if I feel unsafe")
 PAST = "past"  # the sentence tells of the past ("back then", "years ago")
 SAFE_NOW = "safe_now"  # the person says they are safe now ("I'm safe now")
-ROLES = (SHIELD, PAST, SAFE_NOW)
+# The sentence laughs ("kkkk", "jajaja", "mdr", 😂): "SOCORRO my daughter wants a pineapple
+# costume for tomorrow kkkkk" is a joke; a call for help in it gets the check, not the alarm.
+JEST = "jest"
+# Spans that are not a plea, though they hold its words ("if I text the code word she calls
+# the police", "police or my lawyer first?"): they take out the general findings (a plea,
+# distress) they share a word with, never a danger one ("if I call the police he'll kill
+# me" is a threat).
+NOT_A_PLEA = "not_a_plea"
+ROLES = (SHIELD, PAST, SAFE_NOW, JEST, NOT_A_PLEA)
 WORDS = "words"  # a language's named word lists, used in patterns as @name
-LOWERINGS = (PAST, SAFE_NOW)
+LOWERINGS = (PAST, SAFE_NOW, JEST)
 
 
 @dataclass(frozen=True)
@@ -133,7 +144,7 @@ class Category:
     name: str
     kind: CrisisKind
     tier: int
-    lowered_by: frozenset[str]  # PAST, SAFE_NOW: what turns its tier 1 into tier 2
+    lowered_by: frozenset[str]  # PAST, SAFE_NOW, JEST: what turns its tier 1 into tier 2
 
 
 @dataclass(frozen=True)
@@ -321,12 +332,13 @@ class CrisisDetector:
 
     def _scan(
         self, sentences: list[str], whole: list[bool] | None = None
-    ) -> list[tuple[Category, int, bool, bool]]:
-        """(category, tier, told as past, said safe now) of every term not inside a
-        not_crisis span. `whole` (if given) gets True when, in some reading, those terms
-        cover every word of the message."""
+    ) -> list[tuple[Category, int, frozenset[str]]]:
+        """(category, tier, what lowers it here: PAST and JEST in its sentence, SAFE_NOW in
+        the message) of every term not inside a not_crisis span. `whole` (if given) gets
+        True when, in some reading, those terms cover every word of the message."""
         found: list[tuple[Category, int, int]] = []  # category, tier, sentence
         past: set[int] = set()
+        jest: set[int] = set()
         safe = False
         for words, starts, guessed in self._readings(sentences):
             lowered = [w.lower() for w in words] if guessed else words
@@ -343,6 +355,7 @@ class CrisisDetector:
                     index += 1
                 offsets.append(position)
             shields: list[tuple[int, int]] = []
+            not_pleas: list[tuple[int, int]] = []
             hits: list[tuple[_Entry, int, int]] = []
             covered: list[tuple[int, int]] = []
             spans: set[tuple[_Entry, int, int]] = set()
@@ -354,8 +367,12 @@ class CrisisDetector:
             for entry, m_start, m_end in spans:
                 if entry.role == SHIELD:
                     shields.append((m_start, m_end))
+                elif entry.role == NOT_A_PLEA:
+                    not_pleas.append((m_start, m_end))
                 elif entry.role == PAST:
                     past.add(bisect.bisect_right(offsets, m_start) - 1)
+                elif entry.role == JEST:
+                    jest.add(bisect.bisect_right(offsets, m_start) - 1)
                 elif entry.role == SAFE_NOW:
                     safe = True
                 else:
@@ -381,6 +398,12 @@ class CrisisDetector:
                 # each end, which neighbouring spans share, hence the slack of one.
                 if any(s < end - 1 and start + 1 < e for s, e in shields):
                     continue
+                if (
+                    entry.category is not None
+                    and entry.category.kind == CrisisKind.GENERAL
+                    and any(s < end - 1 and start + 1 < e for s, e in not_pleas)
+                ):
+                    continue
                 if guessed and marked[start:end] == text[start:end]:
                     continue  # no guessed word in it: the plain reading has it already
                 category = entry.category
@@ -394,7 +417,19 @@ class CrisisDetector:
                     covered.append((start, end))
             if whole is not None and covered and _covers(text, covered):
                 whole.append(True)
-        return [(c, t, sentence in past, safe) for c, t, sentence in found]
+        return [
+            (
+                c,
+                t,
+                frozenset(
+                    name
+                    for name, holds in ((PAST, sentence in past), (JEST, sentence in jest))
+                    if holds
+                )
+                | ({SAFE_NOW} if safe else frozenset()),
+            )
+            for c, t, sentence in found
+        ]
 
     def covers(self, text: str) -> bool:
         """Whether crisis terms make up the whole message once normalised ("HEEELP!!!",
@@ -410,10 +445,7 @@ class CrisisDetector:
         sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
         if not sentences:
             return None
-        lowered = [
-            (c, _lowered(c, t, past=past, safe_now=safe))
-            for c, t, past, safe in self._scan(sentences)
-        ]
+        lowered = [(c, _lowered(c, t, by)) for c, t, by in self._scan(sentences)]
         kept = [(c, t) for c, t in lowered if t]
         if not kept:
             return None
@@ -442,11 +474,10 @@ def _covers(text: str, spans: list[tuple[int, int]]) -> bool:
     return True
 
 
-def _lowered(category: Category, tier: int, *, past: bool, safe_now: bool) -> int:
-    """Past or "safe now" (once, whichever applies) turn tier 1 into 2 and drop a tier-2
-    finding (0): "I was scared of him back then" is not a crisis."""
-    by = category.lowered_by
-    if not ((past and PAST in by) or (safe_now and SAFE_NOW in by)):
+def _lowered(category: Category, tier: int, present: frozenset[str]) -> int:
+    """Past, "safe now" or laughter (once, whichever applies) turn tier 1 into 2 and drop a
+    tier-2 finding (0): "I was scared of him back then" is not a crisis."""
+    if category.lowered_by.isdisjoint(present):
         return tier
     return UNCERTAIN if tier == CERTAIN else 0
 

@@ -334,7 +334,16 @@ class CrisisModel:
         words = word_count(text)
         if words < MIN_WORDS:
             return None
-        found = self.assess_finding(self.score(text), rules)
+        return self.assess_counted(self.score(text), rules, words)
+
+    def assess_counted(
+        self, finding: Finding | None, rules: CrisisMatch | None, words: int
+    ) -> CrisisMatch | None:
+        """`assess` for a finding already scored, of a text of `words` words (training
+        chooses its thresholds with this, as the bot decides)."""
+        if words < MIN_WORDS:
+            return None
+        found = self.assess_finding(finding, rules)
         if found is not None and found.certain and words < CERTAIN_WORDS:
             # Too few words to send the emergency reply on the model's word alone: it asks.
             found = None if rules is not None else dataclasses.replace(found, tier=UNCERTAIN)

@@ -11,6 +11,7 @@ import unicodedata
 
 _APOSTROPHE = "'"
 CRY = "emojicry"
+LAUGH = "emojilaugh"
 # Non-ASCII apostrophes (and the backtick) are replaced before NFKD, which would turn ´
 # into a space and a combining accent.
 _OTHER_APOSTROPHES = "’‘‛`´ʼʻ′＇"
@@ -37,6 +38,8 @@ _SPECIAL = {
     # Crying and broken-heart emoji are distress said without words ("😭😭😭"); they read
     # as one word that patterns can name, and detection also reads the text without it.
     **dict.fromkeys("😭😢😿💔🥺😥😰😖😣😩😫", f" {CRY} "),
+    # Laughing emoji are laughter as "haha" is (content/crisis_terms.yaml's `jest`).
+    **dict.fromkeys("😂🤣😅😆😹😝😜", f" {LAUGH} "),
     # Invisible characters that can sit inside a word.
     "\u00ad": "",
     "\u200b": "",

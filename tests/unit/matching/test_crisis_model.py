@@ -156,16 +156,24 @@ def test_greetings_and_short_answers_are_not_the_models_to_answer() -> None:
     assert short is None or short.tier == UNCERTAIN  # a check at most, never the emergency
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect of the head judged on held-out v2 (92c4bb3): this calm French line "
-    "gets a check (P 0.82, self-harm); not tuned away after the judge, see docs/crisis.md",
-)
-def test_a_calm_french_line_gets_no_check() -> None:
+# Short everyday lines about a child or a day at home: the second pass's head gave the French
+# one a check (P 0.82, self-harm) and the English one the danger reply; the third pass's
+# training data holds short calm chat (train-T13) and its head reads them as calm.
+SHORT_CALM = [
+    "je fais un gâteau pour ma fille",
+    "my daughter has a cold",
+    "making a cake for my son",
+    "ich backe einen Kuchen für meine Tochter",
+]
+
+
+@pytest.mark.parametrize("text", SHORT_CALM)
+def test_short_calm_lines_get_no_check(text: str) -> None:
     model = crisis_screen.shared_model(HEAD_FILE)
     assert model is not None
-    found = model.score("je fais un gâteau pour ma fille")
-    assert found is not None and found.crisis < model.head.thresholds.check
+    found = model.score(text)
+    assert found is not None and found.crisis < model.head.thresholds.check, (text, found)
+    assert model.assess(text, None) is None
 
 
 async def test_the_worker_keeps_its_budget_and_leaves_late_messages_to_the_rules(
