@@ -52,30 +52,38 @@ class _Answer:
         )
 
 
+def _header(lowered: bytes, name: bytes) -> bytes | None:
+    """A header's value in a head already lowered (no space before the colon: RFC 9112)."""
+    at = lowered.find(b"\r\n" + name + b":")
+    if at < 0:
+        return None
+    start = at + len(name) + 3
+    end = lowered.find(b"\r\n", start)
+    return lowered[start : end if end >= 0 else len(lowered)].strip()
+
+
 def _head(answer: _Answer, head: bytes) -> None:
-    lines = head.split(b"\r\n")
-    version, _, rest = lines[0].partition(b" ")
-    if not version.startswith(b"HTTP/1."):
+    if not head.startswith(b"HTTP/1.") or head[8:9] != b" ":
         raise ValueError("not an HTTP/1 answer")
-    answer.status = int(rest[:3])
-    answer.keep_alive = version != b"HTTP/1.0"
-    for line in lines[1:]:
-        name, _, value = line.partition(b":")
-        name, value = name.strip().lower(), value.strip().lower()
-        if name == b"content-length":
-            answer.length = int(value)
-            if answer.length < 0 or answer.length > _MOST_BODY:
-                raise ValueError("a body length out of bounds")
-        elif name == b"transfer-encoding":
-            answer.chunked = value.endswith(b"chunked")
-        elif name == b"connection":
-            if b"close" in value:
-                answer.keep_alive = False
-            elif b"keep-alive" in value:
-                answer.keep_alive = True
-    if answer.chunked:
-        answer.length = None
-    elif answer.length is None and answer.status not in (204, 304):
+    answer.status = int(head[9:12])
+    answer.keep_alive = head[7:8] != b"0"  # HTTP/1.0 closes unless it says otherwise
+    lowered = head.lower()
+    connection = _header(lowered, b"connection")
+    if connection is not None:
+        if b"close" in connection:
+            answer.keep_alive = False
+        elif b"keep-alive" in connection:
+            answer.keep_alive = True
+    encoding = _header(lowered, b"transfer-encoding")
+    if encoding is not None and encoding.endswith(b"chunked"):
+        answer.chunked = True
+        return
+    length = _header(lowered, b"content-length")
+    if length is not None:
+        answer.length = int(length)
+        if answer.length < 0 or answer.length > _MOST_BODY:
+            raise ValueError("a body length out of bounds")
+    elif answer.status not in (204, 304):
         answer.keep_alive = False  # the body runs to the end of the connection
 
 
@@ -108,19 +116,33 @@ class _Connection(asyncio.Protocol):
         self._buffer = bytearray()
         self._answer: _Answer | None = None
         self._waiter: asyncio.Future[tuple[int, bytes, bool]] | None = None
+        self._timer: asyncio.TimerHandle | None = None
         self._eof = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
         self.transport = transport
 
-    def send(self, request: bytes) -> asyncio.Future[tuple[int, bytes, bool]]:
+    def send(
+        self, request: bytes, read_timeout: float | None
+    ) -> asyncio.Future[tuple[int, bytes, bool]]:
+        """Write `request`; the future is its answer, or `TimedOut` after `read_timeout`
+        (one timer on the loop: asyncio.timeout's context cost a tenth of a check-in)."""
         if self.closed or self.transport is None or self._buffer:
             raise NetworkError("the connection closed")
-        waiter = self._waiter = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
         self._answer = _Answer()
+        if read_timeout is not None:
+            self._timer = loop.call_later(read_timeout, self._late)
         self.transport.write(request)
         return waiter
+
+    def _late(self) -> None:
+        self._timer = None
+        # The answer may still come: on this connection it must never be read as another's.
+        self.close()
+        self._fail(TimedOut())
 
     def data_received(self, data: bytes) -> None:
         self._buffer += data
@@ -144,9 +166,15 @@ class _Connection(asyncio.Protocol):
             self.transport.close()
 
     def _fail(self, exc: Exception) -> None:
+        self._stop_timer()
         waiter, self._waiter = self._waiter, None
         if waiter is not None and not waiter.done():
             waiter.set_exception(exc)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     def _read(self) -> None:
         answer, waiter = self._answer, self._waiter
@@ -162,6 +190,7 @@ class _Connection(asyncio.Protocol):
             if self._eof:
                 self._fail(NetworkError("the connection closed before the answer"))
             return
+        self._stop_timer()
         body, end = found
         leftover = len(self._buffer) > end
         del self._buffer[:end]
@@ -245,47 +274,51 @@ class JsonPoster:
                 body,
             )
         )
-        # Waiting for a free connection and opening one share the connect timeout. Past
-        # it nothing was written: a NetworkError (retried), not a timeout that may have
-        # delivered.
-        loop = asyncio.get_running_loop()
-        deadline = None if self._connect_timeout is None else loop.time() + self._connect_timeout
+        connection = await self._take()
+        self._busy.add(connection)
         try:
-            async with asyncio.timeout_at(deadline):
-                await self._slots.acquire()
-        except TimeoutError as exc:
-            raise NetworkError("no free connection in time") from exc
-        try:
-            try:
-                async with asyncio.timeout_at(deadline):
-                    connection = await self._connection()
-            except TimeoutError as exc:
-                raise NetworkError("no connection in time") from exc
-            self._busy.add(connection)
-            try:
-                answer = connection.send(request)
-                async with asyncio.timeout(self._read_timeout):
-                    status, payload, keep = await answer
-            except BaseException as exc:
-                # A timeout, a cancellation, a broken answer: an answer could still arrive
-                # on this connection, and it must never be read as another send's.
-                connection.close()
-                if isinstance(exc, TimeoutError):
-                    raise TimedOut from exc
-                raise
-            finally:
-                self._busy.discard(connection)
+            status, payload, keep = await connection.send(request, self._read_timeout)
+        except BaseException:
+            # A cancellation or a broken answer: an answer could still arrive on this
+            # connection, and it must never be read as another send's.
+            connection.close()
+            raise
         finally:
+            self._busy.discard(connection)
             self._slots.release()
         if keep and not connection.closed:
             self._idle.append(connection)
         return status, payload
 
-    async def _connection(self) -> _Connection:
-        while self._idle:
-            connection = self._idle.pop()  # the most recently used: the least likely stale
-            if not connection.closed:
-                return connection
+    async def _take(self) -> _Connection:
+        """A slot and a connection, waiting for either within the connect timeout. Past
+        it nothing was written: a NetworkError (retried), not a timeout that may have
+        delivered. (No timeout is set up when neither needs waiting for.)"""
+        deadline = None
+        if self._connect_timeout is not None:
+            deadline = asyncio.get_running_loop().time() + self._connect_timeout
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await self._slots.acquire()
+            except TimeoutError as exc:
+                raise NetworkError("no free connection in time") from exc
+        else:
+            await self._slots.acquire()  # free: returns at once
+        try:
+            while self._idle:
+                connection = self._idle.pop()  # the most recently used: the least likely stale
+                if not connection.closed:
+                    return connection
+            async with asyncio.timeout_at(deadline):
+                return await self._open()
+        except BaseException as exc:
+            self._slots.release()
+            if isinstance(exc, TimeoutError):
+                raise NetworkError("no connection in time") from exc
+            raise
+
+    async def _open(self) -> _Connection:
         loop = asyncio.get_running_loop()
         try:
             _, connection = await loop.create_connection(
