@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from bot.core.clock import ManualClock
-from bot.core.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.crypto import MasterKey
 from bot.features.setup.flow import (
     AskNext,
@@ -27,6 +26,7 @@ from bot.features.setup.flow import (
     ZoneFound,
     ZoneSet,
 )
+from bot.features.setup.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
