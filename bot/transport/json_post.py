@@ -120,7 +120,9 @@ class _Connection(asyncio.Protocol):
         self._eof = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
+        if not isinstance(transport, asyncio.Transport):  # a stream socket's always is
+            transport.close()
+            return
         self.transport = transport
 
     def send(
