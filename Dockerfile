@@ -10,6 +10,13 @@ RUN pip install --require-hashes --only-binary=:all: -r requirements.lock
 COPY bot ./bot
 COPY content ./content
 RUN pip install --no-deps . && rm -rf /src
+# The content's compiled form (bot/content/compiled.py), so that even a first start with an
+# empty data dir loads it instead of validating and compiling content for a second or more.
+# Read-only for the bot: a content folder of your own (BOT_CONTENT_DIR) names another file,
+# and is validated at every start unless BOT_CACHE_DIR names a folder it can write
+# (/data/cache, say).
+ENV BOT_CACHE_DIR=/opt/steady/cache
+RUN mkdir -p /opt/steady/cache && python -m bot content compile --cache-dir /opt/steady/cache
 
 # The bot runs as uid/gid 10001 ("steady"). The entry step gives it the data dir (bind
 # mounts included) and drops root before the bot starts; see docker/entrypoint.sh.

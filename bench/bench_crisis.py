@@ -217,7 +217,8 @@ async def bench_latency(
             person.profile.onboarded = True
             await people.save(person)
             if panic and uid in crisis_users:
-                await runtime.services.discretion.set_panic_word(person, PANIC_WORD)
+                assert runtime.app is not None
+                await runtime.app.bot_data.offers.discretion.set_panic_word(person, PANIC_WORD)
         cpu_before = time.process_time()
         peak = [0]
         sampler = asyncio.create_task(_sample_backlog(runtime, peak))

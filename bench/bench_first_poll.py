@@ -1,11 +1,18 @@
 """From process start to the first getUpdates, with an empty data dir, by hand:
 
-    .venv/bin/python -m bench.bench_first_poll [--runs 5]
+    .venv/bin/python -m bench.bench_first_poll [--runs 5] [--cache cold|warm|none]
 
 Starts `python -m bot` (exactly what production runs) against the Bot API emulator in
 this process, on 127.0.0.1, and times the child from its spawn to its first getUpdates
-(watched every 2 ms). A second figure is the child's own import time (`-X importtime`,
-run apart so the timing above carries no tracing). Results in docs/performance.md.
+(watched every 2 ms), with the child's own CPU time at that moment (user + system, from
+/proc: steadier than wall time on a shared machine). A second figure is the child's own
+import time (`-X importtime`, run apart so the timing above carries no tracing).
+
+The data dir is new and empty for every run. `--cache` says where the content's compiled
+form (bot/content/compiled.py) is: `warm`, in a BOT_CACHE_DIR that one untimed run filled
+first (as an image built with `python -m bot content compile` has it); `cold`, in a new
+empty BOT_CACHE_DIR each run (content validated and compiled, then written); `none`, no
+BOT_CACHE_DIR (the cache goes in the new data dir: cold). Results in docs/performance.md.
 """
 
 from __future__ import annotations
@@ -27,9 +34,17 @@ from bot.emulator import BotApiEmulator
 
 _WATCH = 0.002  # seconds between looks at the emulator's calls
 _PATIENCE = 60.0
+_TICKS = os.sysconf("SC_CLK_TCK")
 
 
-async def one_run() -> float:
+def cpu_seconds(pid: int) -> float:
+    """utime + stime of a live process (Linux /proc), in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICKS
+
+
+async def one_run(cache_dir: Path | None) -> tuple[float, float]:
+    """(wall seconds, child CPU seconds) to the first getUpdates."""
     emulator = BotApiEmulator()
     await emulator.start()
     data = Path(tempfile.mkdtemp(prefix="steady-first-poll-"))
@@ -41,6 +56,9 @@ async def one_run() -> float:
         "BOT_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
         "BOT_LOG_LEVEL": "WARNING",
     }
+    env.pop("BOT_CACHE_DIR", None)
+    if cache_dir is not None:
+        env["BOT_CACHE_DIR"] = str(cache_dir)
     started = time.perf_counter()
     child = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", cwd=ROOT, env=env, stdout=subprocess.DEVNULL
@@ -50,7 +68,8 @@ async def one_run() -> float:
             if child.returncode is not None or time.perf_counter() - started > _PATIENCE:
                 raise RuntimeError("the bot stopped, or never polled")
             await asyncio.sleep(_WATCH)
-        return time.perf_counter() - started
+        wall = time.perf_counter() - started
+        return wall, cpu_seconds(child.pid)
     finally:
         child.terminate()
         await child.wait()
@@ -78,17 +97,34 @@ def import_seconds() -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_first_poll")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--cache", choices=("warm", "cold", "none"), default="warm")
     args = parser.parse_args()
-    times = [asyncio.run(one_run()) for _ in range(args.runs)]
+    shared = Path(tempfile.mkdtemp(prefix="steady-first-poll-cache-"))
+    if args.cache == "warm":
+        asyncio.run(one_run(shared))  # fills the cache; not timed
+
+    def cache_dir() -> Path | None:
+        if args.cache == "warm":
+            return shared
+        if args.cache == "cold":
+            return Path(tempfile.mkdtemp(prefix="steady-first-poll-cache-"))
+        return None
+
+    runs = [asyncio.run(one_run(cache_dir())) for _ in range(args.runs)]
+    times = [wall for wall, _ in runs]
+    cpu = [spent for _, spent in runs]
     imports = [import_seconds() for _ in range(args.runs)]
     print(
         json.dumps(
             {
                 "runs": args.runs,
-                "first_poll_s_median": statistics.median(times),
-                "first_poll_s_min": min(times),
+                "cache": args.cache,
+                "first_poll_s_median": round(statistics.median(times), 3),
+                "first_poll_s_min": round(min(times), 3),
                 "first_poll_s_all": [round(t, 3) for t in times],
-                "imports_s_median": statistics.median(imports),
+                "first_poll_cpu_s_median": round(statistics.median(cpu), 3),
+                "first_poll_cpu_s_all": [round(c, 3) for c in cpu],
+                "imports_s_median": round(statistics.median(imports), 3),
             }
         )
     )

@@ -57,7 +57,8 @@ async def bench(requests: int) -> None:
         person.profile.onboarded = True
         await services.people.save(person)
         rng = Random(15)
-        urges = services.urges
+        assert runtime.app is not None
+        urges = runtime.app.bot_data.offers.urges
         await urges.mark(person, MarkKind.START)
         for day in range(42):
             base = NOW - timedelta(days=42 - day)

@@ -25,7 +25,7 @@ from typing import Any
 
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.features.checkins.delivery import Dispatcher
-from bot.features.checkins.handlers import JOB_NAME
+from bot.features.checkins.handlers import JOB_NAME, DailyFeature
 from bot.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -136,7 +136,8 @@ def dispatcher_of(runtime: Runtime) -> Dispatcher:
     passes are the only ones."""
     assert runtime.services is not None
     runtime.jobs[JOB_NAME].enabled = False
-    return runtime.services.dispatcher
+    (daily,) = [f for f in runtime.features if isinstance(f, DailyFeature)]
+    return daily.dispatcher
 
 
 def write_profile(profiler: cProfile.Profile, path: Path) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import logging
 import os
 import signal
@@ -32,6 +33,7 @@ from bot.core.errors import is_disk_full
 from bot.datalock import DataDirLock
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
+from bot.matching.crisis import CrisisDetector
 from bot.storage.database import StorageError
 from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
@@ -113,6 +115,16 @@ def _parser() -> argparse.ArgumentParser:
     content_sub = content.add_subparsers(dest="content_command", required=True)
     check = content_sub.add_parser("check", help="validate content/ and list every problem")
     check.add_argument("--dir", type=Path, default=None, help="content folder to check")
+    compile_ = content_sub.add_parser(
+        "compile",
+        help="validate content/ and write its compiled form (a quick start; at build time)",
+    )
+    compile_.add_argument(
+        "--cache-dir",
+        type=Path,
+        default=None,
+        help="where to write it (default BOT_CACHE_DIR, else BOT_DATA_DIR/cache)",
+    )
     return parser
 
 
@@ -176,6 +188,8 @@ def _log_traceback(exc: BaseException) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.command == "content" and args.content_command == "compile":
+        return _compile(args.cache_dir)
     if args.command == "content":
         result = check_all(args.dir)
         problems = result.problems
@@ -234,13 +248,29 @@ def _run(args: argparse.Namespace) -> int:
     return asyncio.run(_serve(settings))
 
 
-def _warm_indexes() -> None:
-    """The time-zone names' index (about a second and 70 MB; docs/performance.md), built in
-    a worker thread once the bot polls: nothing heavy before the first poll (issue 25), and
-    no person's answer builds it inside the event loop."""
+def _compile(cache_dir: Path | None) -> int:
+    from bot.content.compiled import compile_into  # noqa: PLC0415
+
+    file = compile_into(cache_dir or load_settings().content_cache)  # problems: ContentError
+    if file is None:
+        print("error: could not write the compiled content", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"Wrote the compiled content to {file}.")
+    return 0
+
+
+def _warm_indexes(detector: CrisisDetector | None = None) -> None:
+    """In a worker thread once the bot polls, nothing of it before the first poll (issue
+    25), and no person's answer builds any of it inside the event loop: the crisis
+    expressions that loading the compiled content left uncompiled (a few tenths of a
+    second; a message needing one meanwhile compiles it), then the time-zone names' index
+    (about a second and 70 MB; docs/performance.md)."""
     from bot.geo import zone_index  # noqa: PLC0415
 
+    if detector is not None:
+        detector.warm()
     zone_index.warm()
+    gc.freeze()  # what was just built lives as long as the process (runtime.py says why)
 
 
 async def _serve(settings: Settings) -> int:
@@ -253,7 +283,8 @@ async def _serve(settings: Settings) -> int:
         loop.add_signal_handler(sig, stop.set)
     try:
         await runtime.start()
-        warming = loop.run_in_executor(None, _warm_indexes)
+        detector = runtime.services.content.detector if runtime.services else None
+        warming = loop.run_in_executor(None, _warm_indexes, detector)
         await stop.wait()
         warming.cancel()  # not started yet, or done: a build under way finishes on its own
     finally:

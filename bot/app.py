@@ -1,8 +1,9 @@
 """The bot's features, in install order: the one list a new feature is added to.
 
 Each feature is its own package under bot/features; everything it adds (handlers in their
-groups, commands, buttons, text routes, jobs, early hooks, what it offers other features)
-it adds in its own `install`. bot/wiring.py builds the services and installs these.
+groups, commands, buttons and their codecs, stored states, text routes, jobs, early hooks,
+its own services, what it offers other features) it adds in its own `install`.
+bot/wiring.py builds the shared services and installs these.
 Within a handler group the first feature to match runs, so the order matters where two
 features share a group (the urge's idle-text route before the check-ins', say).
 """
@@ -36,10 +37,11 @@ def features() -> list[Feature]:
         TidyFeature(),
         ForgetFeature(),
         WorksheetsFeature(),
-        ExportFeature(),
         # Before the check-ins: its idle-text route (the pull-back offer) goes first.
         UrgeFeature(),
         DailyFeature(),
+        # After the features whose writing it gathers (their services are offered by then).
+        ExportFeature(),
         RecordFeature(),
         ProgressFeature(),
         ConversationFeature(),

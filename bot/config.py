@@ -61,6 +61,13 @@ class Settings:
     # BOT_CRISIS_MODEL=0: the crisis rules alone, without the learned second opinion
     # (docs/crisis.md). On by default; the bot runs on the rules if the model cannot load.
     crisis_model: bool = True
+    # BOT_CACHE_DIR: where the content's compiled form is kept (bot/content/compiled.py);
+    # unset, the data dir's cache/ folder.
+    cache_dir: Path | None = None
+
+    @property
+    def content_cache(self) -> Path:
+        return self.cache_dir or self.data_dir / "cache"
 
     @property
     def data_target(self) -> Path | str:
@@ -184,7 +191,10 @@ def load_settings(
     if model_raw not in _FLAGS:
         raise ConfigError("BOT_CRISIS_MODEL must be 1 or 0")
 
+    raw_cache = env.get("BOT_CACHE_DIR", "").strip()
+
     return Settings(
+        cache_dir=Path(raw_cache) if raw_cache else None,
         crisis_model=model_raw in ("", *_TRUE),
         database_url=database_url,
         keys_database_url=keys_database_url,

@@ -29,6 +29,7 @@ from bot.config import Settings
 from bot.core.clock import ShiftedClock
 from bot.crypto import MasterKey, random_key
 from bot.emulator import BotApiEmulator, SentDocument, SentMessage
+from bot.features.checkins.handlers import DailyFeature
 from bot.keys import write_key_file
 from bot.logs import configure_logging
 from bot.runtime import Runtime
@@ -171,9 +172,10 @@ class Terminal:
         await self._deliver_due()
 
     async def _deliver_due(self) -> None:
-        services = self.runtime.services if self.runtime is not None else None
-        if services is not None:
-            await services.dispatcher.run_once()
+        runtime = self.runtime
+        daily = [f for f in runtime.features if isinstance(f, DailyFeature)] if runtime else []
+        if daily:
+            await daily[0].dispatcher.run_once()
 
     async def watch(self) -> None:
         while True:

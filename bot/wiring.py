@@ -2,16 +2,17 @@
 bot/app.py lists into one Hub, and hands what they registered to PTB (the handlers in
 their numbered groups, crisis first) and to the update processor (its early hooks).
 
-It names no feature: what a feature adds, it adds in its own `install`. Nothing under
-bot/features or bot/framework imports this module. Only this module and bot/runtime.py
-construct stores and services.
+It names no feature: what a feature adds, it adds in its own `install`, its own services
+too (built from the shared ones in its package's `build.py`). Nothing under bot/features or
+bot/framework imports this module. Only this module and bot/runtime.py construct the
+shared stores and services.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -31,22 +32,12 @@ from bot.config import ConfigError, Settings
 from bot.content.loader import Content, content_dir
 from bot.core.clock import Clock
 from bot.core.languages import ENGLISH
-from bot.features.checkins.delivery import GRACE, Dispatcher, PassReport, concurrency_for, rate_for
-from bot.features.checkins.handlers import make_sender
-from bot.features.checkins.journal import JournalService
+from bot.features.checkins.delivery import concurrency_for, rate_for
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
 from bot.features.crisis.screen import shared_screen
-from bot.features.discretion.service import CoverCache, DiscretionService
+from bot.features.discretion.service import CoverCache
 from bot.features.discretion.views import menu_entries
-from bot.features.export.exporter import Exporter
 from bot.features.progress.chart import ChartRenderer
-from bot.features.record.flow import RecordFlow
-from bot.features.record.service import RecordService
-from bot.features.setup.flow import SetupFlow
-from bot.features.urge import export_parts as urge_export
-from bot.features.urge.service import UrgeService
-from bot.features.worksheets.flow import WorksheetFlow
-from bot.features.worksheets.service import WorksheetService
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
@@ -56,14 +47,8 @@ from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService
 from bot.storage.backend import Backend
-from bot.storage.deliveries import DeliveryStore
-from bot.storage.discretion import DiscretionStore
-from bot.storage.journal import JournalStore
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
-from bot.storage.record import RecordStore
-from bot.storage.urge import UrgeStore
-from bot.storage.worksheets import WorksheetStore
 from bot.transport.http import AiohttpRequest
 from bot.transport.intake import build_main_bot
 from bot.transport.metrics import Metrics
@@ -121,13 +106,8 @@ class Foundation:
 def build_services(
     base: Foundation, app: StApp, urgent_bot: ExtBot[Any], screen: CrisisScreen
 ) -> Services:
-    settings, content, db, keys, clock = (
-        base.settings,
-        base.content,
-        base.db,
-        base.keys,
-        base.clock,
-    )
+    """The shared services; each feature builds its own from these when it installs."""
+    settings, db, clock = base.settings, base.db, base.clock
     people_store = PeopleStore(db)
     metrics = Metrics()
     ledger = MessageLedger(people_store, clock)
@@ -138,102 +118,45 @@ def build_services(
     languages = LanguageCache()
     people = PeopleService(
         people_store,
-        keys,
+        base.keys,
         base.pseudonym_key,
         clock,
         listeners=(crisis_cache, ledger, cover, languages),
     )
-    worksheet_data = WorksheetService(WorksheetStore(db), content.worksheets, clock, keys)
-    deliveries = DeliveryStore(db)
-    journal = JournalService(JournalStore(db), deliveries, clock, keys)
-    urges = UrgeService(UrgeStore(db), worksheet_data, people, clock)
-    discretion = DiscretionService(people, DiscretionStore(db), cover, content.decoys, clock)
-    # A panic word set or changed on another replica is armed here too (change notices).
-    people.refreshed.append(discretion.remember)
-    record = RecordService(RecordStore(db), people, clock)
-    rate = rate_for(settings.paid_broadcast)
-    dispatcher = Dispatcher(
-        people=people,
-        store=deliveries,
-        prompts=content.prompts,
-        clock=clock,
-        sender=make_sender(
-            app.bot,
-            content.locales,
-            urges.checkin_day_by_id,
-            paid_broadcast=settings.paid_broadcast,
-        ),
-        is_running=lambda: app.running,
-        in_cover=cover.in_cover,
-        # Paid broadcasts allow Telegram's higher rate: two replicas may send at once.
-        leadership=db.leadership("dispatcher", slots=2 if settings.paid_broadcast else 1),
-        send_rate=rate,
-        concurrency=concurrency_for(rate),
-        observe=lambda report: observe_pass(metrics, report),
-    )
     return Services(
         settings=settings,
-        content=content,
+        content=base.content,
         db=db,
-        keys=keys,
+        keys=base.keys,
         clock=clock,
         people=people,
         ledger=ledger,
+        languages=languages,
+        cover=cover,
         crisis_cache=crisis_cache,
         crisis_screen=screen,
         crisis_counter=CrisisCounter(people_store, metrics),
-        setup=SetupFlow(
-            people,
-            clock,
-            languages=content.locales.codes,
-            featured=content.texts.data["featured_countries"],
-            aliases=content.texts.data["country_aliases"],
-            find_place=content.places.find,
-        ),
-        worksheet_flow=WorksheetFlow(worksheet_data, people, ledger),
-        journal=journal,
-        dispatcher=dispatcher,
-        record=record,
-        record_flow=RecordFlow(record),
-        exporter=Exporter(
-            worksheet_data,
-            journal,
-            clock,
-            sources=(functools.partial(urge_export.export_parts, urges),),
-        ),
-        urges=urges,
-        chart=base.chart or ChartRenderer("thread"),
-        discretion=discretion,
-        cover=cover,
-        languages=languages,
-        crisis_model=shared_screen(content_dir() / MODEL_HEAD) if settings.crisis_model else None,
+        main_bot=app.bot,
+        running=lambda: app.running,
         urgent_bot=urgent_bot,
+        chart=base.chart or ChartRenderer("thread"),
         metrics=metrics,
+        crisis_model=shared_screen(content_dir() / MODEL_HEAD) if settings.crisis_model else None,
     )
 
 
 CRISIS_CACHE_TTL = 60.0  # seconds
 
 
-def observe_pass(metrics: Metrics, report: PassReport) -> None:
-    metrics.dispatcher_leader.set(0 if report.standby else 1)
-    if report.standby:
-        return
-    metrics.due_depth.set(report.backlog)
-    metrics.due_drain_seconds.set(report.drain_seconds)
-    metrics.due_overrun.set(1 if report.drain_seconds > GRACE.total_seconds() else 0)
-    for outcome, count in (
-        ("sent", report.sent),
-        ("skipped", report.skipped),
-        ("failed", report.failed),
-        ("blocked", report.blocked),
-        ("unknown", report.unknown),
-    ):
-        if count:
-            metrics.prompts.labels(outcome=outcome).inc(count)
-
-
-def build_application(base: Foundation, *, throttle: bool = True, backoff: float = 0.5) -> Wired:
+def build_application(
+    base: Foundation,
+    *,
+    throttle: bool = True,
+    backoff: float = 0.5,
+    features: Callable[[], Sequence[Feature]] = listed_features,
+) -> Wired:
+    """The application with `features` installed: bot/app.py's list (a test may add one of
+    its own to show what a feature plugs into)."""
     settings, content = base.settings, base.content
     if settings.token is None:
         raise ConfigError("TELEGRAM_BOT_TOKEN is not set (try `python -m bot sandbox`)")
@@ -278,9 +201,9 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     base.keys.cache.keep = lambda row_id: cover.armed(row_id) is not None or cover.in_cover(row_id)
 
     # Every feature, constructed once and installed into one Hub, in bot/app.py's order.
-    features: Sequence[Feature] = listed_features()
-    hub = Hub(app.bot_data.offers)
-    for feature in features:
+    installed: Sequence[Feature] = features()
+    hub = Hub(app.bot_data.offers, services)
+    for feature in installed:
         feature.install(hub)
     wire_processor(processor, hub, app, services)
     # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
@@ -307,7 +230,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
                     "max_instances": 1,
                 },
             )
-    return Wired(app, services, hub, features, jobs)
+    return Wired(app, services, hub, installed, jobs)
 
 
 def wire_processor(
@@ -341,7 +264,7 @@ def wire_processor(
 
 def menu_commands(services: Services, hub: Hub, language: str = ENGLISH) -> list[BotCommand]:
     texts = services.content.locales[language].texts
-    names = [name for name, _ in hub.commands] + ["sos", "help"]
+    names = [*hub.commands.names(), "sos", "help"]
     return [BotCommand(name, text) for name, text in menu_entries(texts, names, neutral=False)]
 
 

@@ -24,9 +24,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from functools import cache
 
-from phonenumbers import shortnumberinfo
-from phonenumbers.phonemetadata import PhoneMetadata
-
 from bot.content.helplines import (
     Country,
     LineKind,
@@ -79,6 +76,10 @@ def iso_codes() -> frozenset[str]:
 
 @cache
 def _has_metadata(region: str) -> bool:
+    # libphonenumber is for `content check` (and the cold build of content): a start from
+    # the compiled content never loads it (issue 25).
+    from phonenumbers.phonemetadata import PhoneMetadata  # noqa: PLC0415
+
     metadata = PhoneMetadata.short_metadata_for_region(region)
     return metadata is not None and metadata.emergency is not None
 
@@ -88,6 +89,8 @@ def known_to_libphonenumber(number: str, region: str) -> bool | None:
     it holds no emergency data for the region."""
     if not _has_metadata(region):
         return None
+    from phonenumbers import shortnumberinfo  # noqa: PLC0415
+
     return bool(shortnumberinfo.is_emergency_number(number.replace(" ", ""), region))
 
 

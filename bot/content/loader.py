@@ -1,7 +1,8 @@
 """Loads and validates everything in `content/`, naming file and line for every problem.
 
 Content authors edit YAML and run `python -m bot content check`; the bot runs the same
-checks at start-up and refuses to serve half-valid content.
+checks at start-up and refuses to serve half-valid content, unless it finds the compiled
+form of exactly these files, which they already passed (bot/content/compiled.py).
 """
 
 from __future__ import annotations

@@ -6,16 +6,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from bot.core.problems import Path as ProblemPath
 from bot.core.problems import Problem
 
-# libyaml's parser builds the same nodes, with their lines, several times faster than the
-# pure-Python one; content is read at every start, so it is used wherever PyYAML has it.
-_COMPOSER: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
+
+# PyYAML loads only when content is read from its files (`content check`, a cold start): a
+# start from the compiled content (bot/content/compiled.py) never needs it (issue 25).
 
 
 @dataclass
@@ -39,8 +39,13 @@ def load_yaml(file: Path, problems: list[str]) -> Doc | None:
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(f"{file}:1: cannot read ({type(exc).__name__})")
         return None
+    import yaml  # noqa: PLC0415 - see above
+
+    # libyaml's parser builds the same nodes, with their lines, several times faster than
+    # the pure-Python one: used wherever PyYAML has it.
+    composer: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
-        node = yaml.compose(text, Loader=_COMPOSER)
+        node = yaml.compose(text, Loader=composer)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else 1
@@ -62,7 +67,10 @@ def _to_python(
     constructor: yaml.SafeLoader,
 ) -> Any:
     lines[path] = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
+    # The node's kind by its `id` (yaml.MappingNode's is "mapping"): no import of PyYAML
+    # for this module, which the compiled content's start loads.
+    kind = getattr(node, "id", "scalar")
+    if kind == "mapping":
         result: dict[Any, Any] = {}
         for key_node, value_node in node.value:
             key = _scalar(key_node, constructor)
@@ -71,7 +79,7 @@ def _to_python(
                 problems.append(f"{file}:{key_node.start_mark.line + 1}: duplicate key {key!r}")
             result[key] = _to_python(value_node, (*path, key), lines, file, problems, constructor)
         return result
-    if isinstance(node, yaml.SequenceNode):
+    if kind == "sequence":
         return [
             _to_python(item, (*path, index), lines, file, problems, constructor)
             for index, item in enumerate(node.value)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,18 +18,10 @@ from bot.content.worksheet_model import Worksheet
 from bot.core import local_format
 from bot.core.clock import Clock
 from bot.core.recent import Recent
-from bot.features.checkins.delivery import Dispatcher
-from bot.features.checkins.journal import JournalService
 from bot.features.crisis.memory import CrisisCache, CrisisCounter
 from bot.features.crisis.screen import ModelScreen
-from bot.features.discretion.service import CoverCache, DiscretionService
-from bot.features.export.exporter import Exporter
+from bot.features.discretion.service import CoverCache
 from bot.features.progress.chart import ChartRenderer
-from bot.features.record.flow import RecordFlow
-from bot.features.record.service import RecordService
-from bot.features.setup.flow import SetupFlow
-from bot.features.urge.service import UrgeService
-from bot.features.worksheets.flow import WorksheetFlow
 from bot.framework.offers import Offers
 from bot.matching.crisis import CrisisMatch
 from bot.matching.crisis_screen import CrisisScreen
@@ -44,9 +37,11 @@ SAVED_REMEMBERED = 1000  # only the latest matter: errors follow their update cl
 
 @dataclass
 class Services:
-    """Everything a handler may call, built once by bot/app.py (the only place, with
-    bot/runtime.py, that constructs stores and services). `db` and `keys` are here for
-    lifecycle and tests; handlers go through the services."""
+    """The shared services, built once by bot/wiring.py (the only place, with
+    bot/runtime.py, that constructs these): what every handler may call, and what each
+    feature builds its own services from in its `build.py` (a feature's services stay on
+    the feature; what others use is offered, bot/framework/offers.py). `db` and `keys` are
+    here for those builds, the lifecycle and tests; handlers go through the services."""
 
     settings: Settings
     content: Content
@@ -55,25 +50,22 @@ class Services:
     clock: Clock
     people: PeopleService
     ledger: MessageLedger
+    languages: LanguageCache
+    cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
+    # The crisis path's own, which the update processor's early path uses before any
+    # feature's handler runs: the country and Silent setting in memory, the detector as
+    # the early path runs it, the operator counts.
     crisis_cache: CrisisCache
     crisis_screen: CrisisScreen
     crisis_counter: CrisisCounter
-    setup: SetupFlow  # onboarding's and /settings' steps
-    worksheet_flow: WorksheetFlow  # answering a worksheet: what each answer and button means
-    journal: JournalService
-    dispatcher: Dispatcher
-    exporter: Exporter
-    record: RecordService
-    record_flow: RecordFlow  # writing an entry: what each answer and button means
-    urges: UrgeService
-    # Draws /progress off the event loop (a worker process in production).
-    chart: ChartRenderer
-    discretion: DiscretionService
-    cover: CoverCache  # the panic words and who is in cover, in memory (never waits)
-    languages: LanguageCache
+    # The bot every other send goes through (throttled), and whether the application runs.
+    main_bot: ExtBot[Any]
+    running: Callable[[], bool]
     # A second Bot with its own connection pool and no throttle, for crisis replies only:
     # they must not queue behind daily prompts in the rate limiter or the HTTP pool.
     urgent_bot: ExtBot[Any]
+    # Draws /progress off the event loop (a worker process the lifecycle starts and stops).
+    chart: ChartRenderer
     # Counts and latencies for GET /metrics (webhook mode serves them); never a person.
     metrics: Metrics = field(default_factory=Metrics)
     # The learned second opinion beside the crisis rules, in its worker; None: rules only

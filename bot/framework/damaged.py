@@ -39,9 +39,8 @@ class DamagedButton(
 
 async def offer_damaged(context: Context, person: Person) -> None:
     """Say so for each row that did not open in what was just shown (none: nothing)."""
-    services = context.services
-    found = [("a", str(m)) for m in services.worksheet_flow.take_damaged(person)]
-    found += [("j", e) for e in services.journal.take_damaged(person)]
+    found = [("a", str(m)) for m in context.offers.worksheets.take_damaged(person)]
+    found += [("j", e) for e in context.offers.journal.take_damaged(person)]
     tx = context.tx
     for kind, key in found:
         buttons = [
@@ -59,11 +58,10 @@ async def on_damaged_button(update: Update, context: Context, data: DamagedButto
     if not data.erase:
         await replace_or_say(context, update, tx("damaged.kept"), person=person)
         return
-    services = context.services
     if data.kind == "a":
-        erased = await services.worksheet_flow.erase_damaged(person, int(data.key))
+        erased = await context.offers.worksheets.erase_damaged(person, int(data.key))
     else:
-        erased = await services.journal.erase_damaged(person, data.key)
+        erased = await context.offers.journal.erase_damaged(person, data.key)
     log.info("damaged row erased" if erased else "damaged row kept: it opens")
     await replace_or_say(
         context, update, tx("damaged.erased" if erased else "damaged.kept"), person=person

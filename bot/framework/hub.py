@@ -1,23 +1,30 @@
 """The Feature contract and the Hub a feature installs itself into.
 
 A feature is one object, named in bot/app.py's list and built there with no arguments,
-whose `install` adds everything it has to the Hub: its PTB handlers in the numbered
-groups below, commands, buttons and text routes (through the router), repeating jobs,
-the update processor's early hooks, and what it offers other features (`hub.offers`,
+whose `install` adds everything it has to the Hub: its own services, built from the
+shared ones (`hub.services`) in its package's one `build.py`; its PTB handlers in the
+numbered groups below, commands, buttons and text routes (through the router, which gives
+each callback and state prefix to one codec), repeating jobs, start and stop steps, the
+update processor's early hooks, and what it offers other features (`hub.offers`,
 bot/framework/offers.py). bot/wiring.py then hands the Hub to PTB and the processor, so
 the wiring names no feature and no feature knows another's wiring.
+
+What a feature needs from the Hub later, while it runs, it keeps at install as one of the
+Hub's narrow parts (`hub.hooks`, `hub.commands`, `hub.router`), never the Hub itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from telegram import Update
 from telegram.ext import Application, BaseHandler
 
+from bot.content.texts import Tx
 from bot.core.buttons import Rows
+from bot.core.export_parts import ExportPart
 from bot.framework.context import Context, Services
 from bot.framework.offers import Offers
 from bot.framework.router import Router
@@ -55,6 +62,9 @@ ScheduleHook = Callable[[Context, Person], Awaitable[None]]
 FinishHook = Callable[[Update, Context, Person], Awaitable[bool]]
 RowsHook = Callable[[Context, Person], Awaitable[Rows]]
 JobCallback = Callable[[Context], Coroutine[Any, Any, None]]
+Lifecycle = Callable[[], Awaitable[object]]
+# A feature's own sections of /export (bot/core/export_parts.py): what they hold for a person.
+ExportSource = Callable[[Person, Tx], Awaitable[list[ExportPart]]]
 
 
 @dataclass(frozen=True)
@@ -80,23 +90,79 @@ class EarlyHooks:
     might_panic: MightPanic | None = None
 
 
+class Commands:
+    """The commands every feature registered, in menu order; the menu description is the
+    text "commands.<name>"."""
+
+    def __init__(self) -> None:
+        self._commands: list[tuple[str, Command]] = []
+
+    def add(self, name: str, callback: Command) -> None:
+        if name in self.names():
+            raise ValueError(f"command /{name} registered twice")
+        self._commands.append((name, callback))
+
+    def names(self) -> list[str]:
+        return [name for name, _ in self._commands]
+
+    def __iter__(self) -> Iterator[tuple[str, Command]]:
+        return iter(list(self._commands))
+
+
+class Hooks:
+    """What one feature announces and others answer, while the bot runs."""
+
+    def __init__(self) -> None:
+        self._schedule_changed: list[ScheduleHook] = []
+        self._wording_changed: list[ScheduleHook] = []
+        # Run after onboarding ends (a deep-linked worksheet opens here); True = handled.
+        self.after_onboarding: list[FinishHook] = []
+        # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
+        self.settings_rows: list[RowsHook] = []
+        # Sections of /export beside the worksheets and the journal (the urge flow's).
+        self.export_parts: list[ExportSource] = []
+
+    def on_schedule_changed(self, hook: ScheduleHook) -> None:
+        self._schedule_changed.append(hook)
+
+    def on_wording_changed(self, hook: ScheduleHook) -> None:
+        self._wording_changed.append(hook)
+
+    async def wording_changed(self, context: Context, person: Person) -> None:
+        """Neutral wording turned on or off, or the language changed: the chat's command
+        menu follows."""
+        for hook in self._wording_changed:
+            await hook(context, person)
+
+    async def schedule_changed(self, context: Context, person: Person) -> None:
+        """Time, time zone, days, pause or re-activation changed: the one place that says so."""
+        for hook in self._schedule_changed:
+            await hook(context, person)
+
+
 class Hub:
-    def __init__(self, offers: Offers | None = None) -> None:
+    def __init__(self, offers: Offers | None = None, services: Services | None = None) -> None:
         self.offers = offers if offers is not None else Offers()
+        self._services = services
         # (group, handler) in install order: within a group, the first to match runs.
         self.handlers: list[tuple[int, Handler]] = []
         self.early = EarlyHooks()
         self.error_handler: ErrorHook | None = None
         self.router = Router()
-        # (command, callback) in menu order; the menu description is texts "commands.<name>".
-        self.commands: list[tuple[str, Command]] = []
+        self.commands = Commands()
+        self.hooks = Hooks()
         self.jobs: list[RepeatingJob] = []
-        self._schedule_changed: list[ScheduleHook] = []
-        # Run after onboarding ends (a deep-linked worksheet opens here); True = handled.
-        self.after_onboarding: list[FinishHook] = []
-        # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
-        self.settings_rows: list[RowsHook] = []
-        self._wording_changed: list[ScheduleHook] = []
+        # Run by the lifecycle (bot/runtime.py): after the application is initialised and
+        # before the first update; and at the stop, in reverse order.
+        self.starting: list[Lifecycle] = []
+        self.stopping: list[Lifecycle] = []
+
+    @property
+    def services(self) -> Services:
+        """The shared services (bot/wiring.py builds them): what a feature builds its own from."""
+        if self._services is None:
+            raise LookupError("this hub was made without the shared services")
+        return self._services
 
     def handle(self, group: int, handler: Handler) -> None:
         """A PTB handler in one of the groups above (commands go through `command`)."""
@@ -123,9 +189,7 @@ class Hub:
         self.error_handler = hook
 
     def command(self, name: str, callback: Command) -> None:
-        if any(existing == name for existing, _ in self.commands):
-            raise ValueError(f"command /{name} registered twice")
-        self.commands.append((name, callback))
+        self.commands.add(name, callback)
 
     def every(self, name: str, seconds: float, callback: JobCallback) -> None:
         """A repeating job; bot/wiring.py schedules it (with a misfire grace, coalesced)."""
@@ -133,19 +197,16 @@ class Hub:
             raise ValueError(f"job {name!r} registered twice")
         self.jobs.append(RepeatingJob(name, seconds, callback))
 
+    def on_start(self, step: Lifecycle) -> None:
+        """Something to load before the first update is read (panic words into memory)."""
+        self.starting.append(step)
+
+    def on_stop(self, step: Lifecycle) -> None:
+        """Something to close when the bot stops (the check-ins' pass)."""
+        self.stopping.append(step)
+
     def on_schedule_changed(self, hook: ScheduleHook) -> None:
-        self._schedule_changed.append(hook)
+        self.hooks.on_schedule_changed(hook)
 
     def on_wording_changed(self, hook: ScheduleHook) -> None:
-        self._wording_changed.append(hook)
-
-    async def wording_changed(self, context: Context, person: Person) -> None:
-        """Neutral wording turned on or off, or the language changed: the chat's command
-        menu follows."""
-        for hook in self._wording_changed:
-            await hook(context, person)
-
-    async def schedule_changed(self, context: Context, person: Person) -> None:
-        """Time, time zone, days, pause or re-activation changed: the one place that says so."""
-        for hook in self._schedule_changed:
-            await hook(context, person)
+        self.hooks.on_wording_changed(hook)

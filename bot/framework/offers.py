@@ -2,7 +2,11 @@
 held in one `Offers` object. The offering feature puts its implementation in when it
 installs; the feature that uses it reads `context.offers` (or `hub.offers`) when it runs.
 That is the one way for a feature to use another, so no feature imports another
-feature's handlers and no feature is built with another feature in hand."""
+feature's handlers and no feature is built with another feature in hand.
+
+Besides the protocols, a feature offers the services others build on (the journal, the
+worksheets' answers, the urge records, the panic-word service): built by the offering
+feature in its own `build.py`, named here by type only."""
 
 from __future__ import annotations
 
@@ -15,6 +19,11 @@ from bot.core.buttons import Button, Rows
 from bot.people.service import Person
 
 if TYPE_CHECKING:  # the context module holds the Offers: only the type is needed here
+    from bot.features.checkins.journal import JournalService
+    from bot.features.discretion.service import DiscretionService
+    from bot.features.urge.service import UrgeService
+    from bot.features.worksheets.flow import WorksheetFlow
+    from bot.features.worksheets.service import WorksheetService
     from bot.framework.context import Context
 
 T = TypeVar("T")
@@ -141,6 +150,12 @@ class Offers:
     record_export: _Offered[RecordExport] = _Offered()
     forgetting: _Offered[Forgetting] = _Offered()
     worksheet_step: _Offered[WorksheetStep] = _Offered()
+    # The services other features build on, each built by its own feature.
+    worksheets: _Offered[WorksheetFlow] = _Offered()  # answering: held answers, damaged rows
+    worksheet_answers: _Offered[WorksheetService] = _Offered()  # the stored answers
+    journal: _Offered[JournalService] = _Offered()
+    urges: _Offered[UrgeService] = _Offered()
+    discretion: _Offered[DiscretionService] = _Offered()
 
     def __init__(self) -> None:
         self._made: dict[str, Any] = {}

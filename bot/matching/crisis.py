@@ -205,6 +205,12 @@ class CrisisDetector:
                 else:
                     self._near[variant] = word
 
+    def warm(self) -> None:
+        """Compile every expression now (in a worker thread once the bot polls, when the
+        content came from its compiled form) rather than when a message first needs one."""
+        for entry in self._entries:
+            entry.compiled.regex  # noqa: B018 - compiled on first use
+
     @classmethod
     def from_terms(cls, terms: Mapping[str, Any]) -> CrisisDetector:
         """Build from the YAML's shape (see content/crisis_terms.yaml). Validate first."""

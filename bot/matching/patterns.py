@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 from bot.core.errors import SteadyError
@@ -50,11 +50,31 @@ class Anchor:
 
 @dataclass(frozen=True)
 class Compiled:
-    regex: re.Pattern[str]
+    source: str  # the regular expression, compiled on first use (`regex`)
     anchor: Anchor
     tier: int | None  # the entry's own tier ("=2"), or None for its category's
     words: tuple[str, ...]  # every literal word, for typo tolerance
     stems: tuple[str, ...]
+    _regex: list[re.Pattern[str]] = field(
+        default_factory=list, init=False, repr=False, compare=False
+    )
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        # Compiling all 1,300 expressions is most of the cost of loading the content's
+        # compiled form (bot/content/compiled.py): each is compiled when its anchor is first
+        # in a message, or by `warm` once the bot polls. Two threads compiling one at once
+        # both get a working expression.
+        if not self._regex:
+            self._regex.append(re.compile(self.source))
+        return self._regex[0]
+
+    def __getstate__(self) -> dict[str, object]:
+        # The compiled form stores the source alone: a pickled re.Pattern compiles again
+        # as it loads, which is the cost being put off.
+        state = dict(self.__dict__)
+        state["_regex"] = []
+        return state
 
 
 Macros = Mapping[str, Sequence[str]]
@@ -177,4 +197,9 @@ def _compile(pattern: str, used: tuple[tuple[str, tuple[str, ...]], ...]) -> Com
     start = r"(?:^|(?<= \.)) " if regex.startswith("^") else " "
     regex = start + regex.removeprefix("^")
     regex = regex.removesuffix("$") + r"(?=\. |$)" if regex.endswith("$") else regex
-    return Compiled(re.compile(regex), best[1], tier, tuple(words), tuple(stems))
+    compiled = Compiled(regex, best[1], tier, tuple(words), tuple(stems))
+    try:
+        compiled.regex  # noqa: B018 - validation: the expression must compile
+    except re.error as exc:
+        raise PatternError(f"cannot be compiled ({exc})") from None
+    return compiled

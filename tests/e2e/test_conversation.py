@@ -104,12 +104,10 @@ class Walker:
         return found
 
     async def journal_size(self, user: int) -> int:
-        return (await self.bot.services.journal.page(await self.person(user), 0, 1)).total
+        return (await self.bot.offers.journal.page(await self.person(user), 0, 1)).total
 
     async def answers(self, user: int) -> int:
-        found = await self.bot.services.worksheet_flow.answers(
-            await self.person(user), WORKSHEET_ID
-        )
+        found = await self.bot.offers.worksheets.answers(await self.person(user), WORKSHEET_ID)
         return sum(len(a.parts) for a in found.values())
 
     async def say(self, user: int, message: Message) -> list[SentMessage]:
@@ -221,7 +219,7 @@ async def in_settings(w: Walker, replies: list[SentMessage]) -> None:
 async def reach_checked_in(w: Walker) -> None:
     await onboard(w, CHECKED_IN, daily="07:30")
     w.bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
-    await w.bot.services.dispatcher.run_once()
+    await w.bot.dispatcher.run_once()
     await w.bot.settle()
     w.bot.skip_all(CHECKED_IN)
 

@@ -148,7 +148,7 @@ async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> No
     await set_words(bot, back=BACK)
     # A check-in arrives the next morning; the panic word takes it away too.
     bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))
-    await bot.services.dispatcher.run_once()
+    await bot.dispatcher.run_once()
     prompt = await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
     await bot.settle()
     decoy = await panic(bot)
@@ -156,14 +156,14 @@ async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> No
     assert prompt.message_id in bot.emu.deleted_ids(USER)
     # Next morning, in cover: nothing is sent, the day is skipped, not missed.
     bot.clock.set(datetime(2026, 12, 2, 7, 30, tzinfo=UTC))
-    report = await bot.services.dispatcher.run_once()
+    report = await bot.dispatcher.run_once()
     assert report.sent == 0 and report.skipped == 1
     assert bot.unread() == []
     await bot.send(BACK)
     await bot.next(containing="Welcome back")
     await bot.settle()
     bot.clock.set(datetime(2026, 12, 3, 7, 30, tzinfo=UTC))
-    report = await bot.services.dispatcher.run_once()
+    report = await bot.dispatcher.run_once()
     assert report.sent == 1
     await bot.next(predicate=lambda m: "Remind me" in str(m.reply_markup))
 

@@ -55,7 +55,7 @@ async def walk(bot: BotUnderTest, code: str, country: str) -> None:
     due = person.next_due_utc
     assert due is not None
     bot.clock.advance(timedelta(seconds=due - bot.clock().timestamp() + 1))
-    await bot.services.dispatcher.run_once()
+    await bot.dispatcher.run_once()
     await bot.next(predicate=with_button("dly:"))
     await bot.settle()
 

@@ -223,7 +223,7 @@ async def test_a_person_meets_only_their_language(polyglot: BotUnderTest, lang: 
     due = (await bot.services.people.load(USER)).next_due_utc  # type: ignore[union-attr]
     assert due is not None
     bot.clock.advance(timedelta(seconds=due - bot.clock().timestamp() + 1))
-    await bot.services.dispatcher.run_once()
+    await bot.dispatcher.run_once()
     texts = [t[:25] for t in locale.prompts.values()]
     prompt = await bot.next(predicate=lambda m: any(t in (m.text or "") for t in texts))
     await send_as(bot, "a reply to the check-in", code)

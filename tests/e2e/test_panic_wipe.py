@@ -78,7 +78,7 @@ async def test_the_panic_word_works_when_its_index_row_is_lost(
     person = await bot.services.people.load(USER)
     assert person is not None and person.profile.cover
     if loss == "row deleted":  # put back where it was lost
-        assert await bot.services.discretion.store.marked() == [person.person_id]
+        assert await bot.offers.discretion.store.marked() == [person.person_id]
 
 
 async def test_one_message_past_deleting_does_not_keep_the_rest_in_the_chat(

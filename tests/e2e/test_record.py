@@ -197,7 +197,7 @@ async def test_restart_mid_entry_resumes_where_it_was(bot: BotUnderTest) -> None
     await bot.next(containing="Saved (3 messages)")
     person = await bot.services.people.load(USER)
     assert person is not None
-    page = await bot.services.record.page(person, 0, 5)
+    page = await bot.record.page(person, 0, 5)
     parts = [p.text for p in page.entries[0].answers["what"]]
     assert parts == ["first part", "second part, after a restart", "third part"]
 
@@ -215,7 +215,7 @@ async def test_a_crisis_word_in_an_entry_keeps_it_and_continue_goes_on(bot: BotU
     await bot.next(containing="What was said?")
     person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
+    entry = (await bot.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["he hit me and I am in danger"]
 
 
@@ -314,7 +314,7 @@ async def test_pause_keeps_the_entry_and_the_menu_picks_it_up(bot: BotUnderTest)
     await bot.settle()
     person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
+    entry = (await bot.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["the first thing"]
     await bot.send("/record")
     menu = await bot.next(containing="Your record")
@@ -336,7 +336,7 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     await bot.settle()
     person = await bot.services.people.load(USER)
     assert person is not None
-    entry = (await bot.services.record.page(person, 0, 5)).entries[0]
+    entry = (await bot.record.page(person, 0, 5)).entries[0]
     assert [p.text for p in entry.answers["what"]] == ["he shouted at 8"]  # never overwritten
     assert [a.text for a in entry.amendments] == ["he shouted at 9"]
     assert entry.amendments[0].at - entry.answers["what"][0].at == 3 * 3600

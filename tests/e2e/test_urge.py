@@ -119,7 +119,7 @@ async def test_the_held_draft_comes_back_the_next_day_and_can_be_deleted(
     await through_the_flow(bot)
     person = await bot.services.people.load(USER)
     assert person is not None
-    assert len(await bot.services.urges.drafts(person)) == 1
+    assert len(await bot.offers.urges.drafts(person)) == 1
     bot.clock.advance(timedelta(hours=12))  # later the same day: not yet
     await run_due(bot)
     assert not [m for m in bot.unread() if "Yesterday you wrote" in (m.text or "")]
@@ -133,7 +133,7 @@ async def test_the_held_draft_comes_back_the_next_day_and_can_be_deleted(
     assert shown.protect_content
     await bot.press(shown, "Delete it")
     await bot.find("Deleted. It's gone from here.")
-    assert await bot.services.urges.drafts(person) == []
+    assert await bot.offers.urges.drafts(person) == []
     # Offered once only.
     bot.clock.advance(timedelta(days=1))
     await run_due(bot)
@@ -263,7 +263,7 @@ async def test_a_crisis_word_in_the_draft_is_kept_and_the_steps_wait(bot: BotUnd
     await bot.settle()
     person = await bot.services.people.load(USER)
     assert person is not None
-    (draft,) = await bot.services.urges.drafts(person)
+    (draft,) = await bot.offers.urges.drafts(person)
     assert draft.text == "without you I want to die"
     assert not [m for m in bot.unread() if "Urges come in waves" in (m.text or "")]
     reply = await bot.find("help is possible")
@@ -306,7 +306,7 @@ async def test_progress_sends_a_protected_png_with_every_point(bot: BotUnderTest
     )
     person = await bot.services.people.load(USER)
     assert person is not None
-    data, _ = await bot.services.urges.progress(person)
+    data, _ = await bot.offers.urges.progress(person)
     plotted = plot_data(data, LABELS)
     assert [s for _, s in plotted.urges] == [9, 7, 5]
     assert [(s, later) for _, s, later in plotted.follow_ups] == [(9, 4), (5, 2)]
@@ -323,7 +323,7 @@ async def test_the_check_in_offers_a_mood_tap_and_a_hard_moment(bot: BotUnderTes
     await bot.next(containing="Noted: 2 of 5")
     person = await bot.services.people.load(USER)
     assert person is not None
-    moods = await bot.services.urges.moods(person, bot.clock().date())
+    moods = await bot.offers.urges.moods(person, bot.clock().date())
     assert [(m.day.isoformat(), m.rating) for m in moods] == [("2026-12-01", 2)]
     await bot.press(prompt, "A hard moment")
     await bot.next(containing=STRENGTH)
@@ -414,7 +414,7 @@ async def test_a_check_in_reply_that_sounds_like_the_pull_is_offered_and_still_s
     await bot.next(containing="Saved to your journal")
     person = await bot.services.people.load(USER)
     assert person is not None
-    assert (await bot.services.journal.page(person, 0, 5)).total == 1
+    assert (await bot.offers.journal.page(person, 0, 5)).total == 1
 
 
 def _long_words(end: str) -> str:

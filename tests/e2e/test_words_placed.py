@@ -22,7 +22,7 @@ OFFER = "Would you like it in your journal?"
 
 
 async def journal_texts(bot: BotUnderTest) -> list[str]:
-    return [e.text for e in await bot.services.journal.all(await person(bot))]
+    return [e.text for e in await bot.offers.journal.all(await person(bot))]
 
 
 async def test_a_check_in_after_the_question_takes_the_first_free_text(

@@ -277,7 +277,7 @@ async def test_review_export_and_delete(bot: BotUnderTest) -> None:
     person = await person_of(bot)
     expected = await export.collect(
         svc(bot),
-        bot.services.journal,
+        bot.offers.journal,
         person,
         bot.services.content.locales["en"],
         bot.clock(),

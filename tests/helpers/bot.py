@@ -7,16 +7,23 @@ import asyncio
 import base64
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
+from bot.app import features
 from bot.config import Settings
 from bot.content.loader import Content, load_content
 from bot.core.clock import ManualClock
 from bot.emulator import WAIT_SECONDS, BotApiEmulator, SentMessage
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.handlers import DailyFeature
+from bot.features.record.handlers.record import RecordFeature
+from bot.features.record.service import RecordService
 from bot.framework.context import Services
+from bot.framework.hub import Feature
+from bot.framework.offers import Offers
 from bot.runtime import Runtime
 
 TOKEN = "123456:TEST-token-abcdefghijklmnopqrstuvw"
@@ -76,6 +83,9 @@ def buttons_of(message: SentMessage) -> list[tuple[str, str]]:
     ]
 
 
+F = TypeVar("F")
+
+
 class BotUnderTest:
     """The running bot plus a person's view of one chat."""
 
@@ -90,11 +100,34 @@ class BotUnderTest:
         # matplotlib loaded for the many tests that never draw. A test may ask for the
         # production worker process.
         self.chart_mode: Literal["process", "thread"] = "thread"
+        self.features: Callable[[], Sequence[Feature]] = features  # bot/app.py's, or a test's
 
     @property
     def services(self) -> Services:
+        """The shared services (bot/wiring.py's)."""
         assert self.runtime is not None and self.runtime.services is not None
         return self.runtime.services
+
+    @property
+    def offers(self) -> Offers:
+        """What the features offer each other: the journal, the urge records, ..."""
+        assert self.runtime is not None and self.runtime.app is not None
+        return self.runtime.app.bot_data.offers
+
+    def feature(self, kind: type[F]) -> F:
+        """The installed feature of this class (its own services are on it)."""
+        assert self.runtime is not None
+        (found,) = [f for f in self.runtime.features if isinstance(f, kind)]
+        return found
+
+    @property
+    def dispatcher(self) -> Dispatcher:
+        """The check-ins' pass (the daily feature's own)."""
+        return self.feature(DailyFeature).dispatcher
+
+    @property
+    def record(self) -> RecordService:
+        return self.feature(RecordFeature).record
 
     async def start(self) -> None:
         # A short first backoff: retries after injected 5xx/timeouts need not take seconds.
@@ -104,6 +137,7 @@ class BotUnderTest:
             content=self.content or shared_content(),
             backoff=0.02,
             chart_mode=self.chart_mode,
+            features=self.features,
         )
         await self.runtime.start()
 

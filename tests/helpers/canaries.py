@@ -86,7 +86,7 @@ async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     """A journal entry by Telegram reply, then edited."""
     bot.clock.set(datetime(2026, 12, 1, 7, 30, tzinfo=UTC))  # 07:30 in Lisbon
     await bot.settle()
-    await bot.services.dispatcher.run_once()
+    await bot.dispatcher.run_once()
     prompt = await bot.emu.wait_for_message(
         PERSON, predicate=lambda m: "Remind me" in str(m.reply_markup)
     )

@@ -1,19 +1,24 @@
 """The callback codecs and stored-state kinds the app's features register, read from a
-Hub they were installed into: the same registry the running bot dispatches with."""
+Hub they were installed into: the same registry the running bot dispatches with. No bot
+runs here, so the shared services each feature builds its own from are stand-ins (only
+what the features register is read; e2e tests read a running bot's own hub)."""
 
 from __future__ import annotations
 
 from functools import cache
+from typing import cast
+from unittest.mock import MagicMock
 
 from bot.app import features
 from bot.core.callbacks import CallbackData
 from bot.core.state import StoredState
+from bot.framework.context import Services
 from bot.framework.hub import Hub
 
 
 @cache
 def installed() -> Hub:
-    hub = Hub()
+    hub = Hub(services=cast(Services, MagicMock()))
     for feature in features():
         feature.install(hub)
     return hub

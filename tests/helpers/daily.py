@@ -25,11 +25,11 @@ def daily(bot: BotUnderTest) -> Dispatcher:
     tick = bot.runtime.jobs.get(JOB_NAME) if bot.runtime is not None else None
     if tick is not None:
         tick.enabled = False  # the test decides when a pass runs
-    return bot.services.dispatcher
+    return bot.dispatcher
 
 
 def journal(bot: BotUnderTest) -> JournalService:
-    return bot.services.journal
+    return bot.offers.journal
 
 
 async def run(bot: BotUnderTest) -> PassReport:

@@ -45,7 +45,7 @@ async def set_words(
 
 def decoy_text(bot: BotUnderTest, theme: str = "quote") -> str:
     day = bot.clock().date()
-    return bot.services.discretion.decoys.cover_message(theme, "en", start_sequence(day))
+    return bot.offers.discretion.decoys.cover_message(theme, "en", start_sequence(day))
 
 
 async def panic(bot: BotUnderTest, theme: str = "quote") -> SentMessage:

@@ -26,7 +26,7 @@ async def run_every_job(bot: BotUnderTest) -> None:
     pause_every_job(bot)
     for name, job in runtime.jobs.items():
         if name == DAILY_JOB:  # its tick only starts a pass in the background
-            await bot.services.dispatcher.run_once()
+            await bot.dispatcher.run_once()
         else:
             await job.run(runtime.app)
     await bot.settle()

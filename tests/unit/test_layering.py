@@ -19,6 +19,8 @@ BOT = ROOT / "bot"
 
 # A pattern is a dotted module prefix; `*` stands for one name (any feature).
 HANDLERS = "bot.features.*.handlers"
+# The one module of a feature that builds its own stores and services from the shared ones.
+BUILD = "bot.features.*.build"
 BOTTOM = "bot.core"
 ERRORS = "bot.core.errors"
 
@@ -28,10 +30,10 @@ class Rule:
     what: str  # the modules the rule is about (a pattern)
     forbidden: tuple[str, ...]  # patterns of modules they must not import
     allowed: tuple[str, ...] = ()  # exceptions to `forbidden`, named one by one
-    unless: str = ""  # modules of `what` the rule leaves to another rule
+    unless: tuple[str, ...] = ()  # modules of `what` the rule leaves to another rule
 
     def applies_to(self, module: str) -> bool:
-        if self.unless and _within(module, self.unless):
+        if any(_within(module, u) for u in self.unless):
             return False
         return _within(module, self.what)
 
@@ -70,15 +72,19 @@ RULES = (
     Rule(
         "bot.features",
         ("bot.framework", HANDLERS, "bot.app", "bot.wiring", "bot.runtime", "telegram.ext"),
-        unless=HANDLERS,
+        unless=(HANDLERS, BUILD),
     ),
+    # A feature's build knows the shared services (bot/framework/context.py), storage, the
+    # transport and its own logic; never a handler, never the composition root.
+    Rule(BUILD, (HANDLERS, "bot.app", "bot.wiring", "bot.runtime")),
     Rule("bot.features.*.views", ("telegram",)),
     # Handlers receive what they need: never the composition root, never a store.
     Rule(HANDLERS, ("bot.app", "bot.wiring", "bot.runtime", "bot.storage")),
 )
 
-# Only the composition root and the lifecycle build stores and services (and the CLI,
-# which opens storage for `keys rotate`, `backup` and `stats` without a bot).
+# Only the composition root and the lifecycle build the shared stores and services (and the
+# CLI, which opens storage for `keys rotate`, `backup` and `stats` without a bot); a
+# feature builds its own in its `build` module, and nothing of another feature's there.
 BUILDERS = ("bot.wiring", "bot.runtime", "bot.__main__")
 
 
@@ -142,11 +148,13 @@ def layering_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[str
 
 def package_of(module: str, is_package: bool = False) -> str:
     """The node a module belongs to: its package; a loose module of bot/ (app, runtime,
-    crypto...) stands alone; a feature's handlers (`handlers.py` or `handlers/`) are a node
-    of their own, above the feature's logic and the framework both."""
+    crypto...) stands alone; a feature's handlers (`handlers.py` or `handlers/`) and its
+    build are nodes of their own, above the feature's logic and the framework both."""
     parts = module.split(".")
     if "handlers" in parts:
         return ".".join(parts[: parts.index("handlers") + 1])
+    if _within(module, BUILD) and len(parts) == 4:
+        return module
     if is_package or len(parts) <= 2:
         return module
     return ".".join(parts[:-1])
@@ -223,9 +231,10 @@ def cross_feature_handlers(sources: list[tuple[str, Path, ast.Module]]) -> set[t
     return found
 
 
-def _built_classes() -> set[str]:
-    """Store and service classes: every class in storage, the shared services and the
-    features' logic whose instances hold state or I/O (named *Store, *Service, *Flow, ...)."""
+def _built_classes() -> dict[str, str]:
+    """Store and service classes, each with the package it is defined in: every class in
+    storage, the shared services and the features' logic whose instances hold state or I/O
+    (named *Store, *Service, *Flow, ...), and the Hub (the wiring's one)."""
     suffixes = (
         "Store",
         "Service",
@@ -238,31 +247,44 @@ def _built_classes() -> set[str]:
         "Database",
         "KeyStore",
     )
-    names = set()
+    names = {"Hub": "bot.framework"}
     for folder in (BOT / "storage", BOT / "people", BOT / "features"):
         for path in folder.rglob("*.py"):
             if "handlers" in path.relative_to(folder).with_suffix("").parts:
                 continue
+            package = _module_name(path).rsplit(".", 1)[0]
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.ClassDef) and node.name.endswith(suffixes):
-                    names.add(node.name)
+                    names[node.name] = package
     return names
 
 
-def construction_violations(sources: list[tuple[str, Path, ast.Module]]) -> list[str]:
-    built = _built_classes()
+def _may_build(module: str, defined_in: str) -> bool:
+    """A feature's build module builds stores, and its own feature's services only."""
+    if module in BUILDERS:
+        return True
+    if not _within(module, BUILD):
+        return False
+    return _within(defined_in, "bot.storage") or _within(defined_in, module.rsplit(".", 1)[0])
+
+
+def construction_violations(
+    sources: list[tuple[str, Path, ast.Module]], built: dict[str, str] | None = None
+) -> list[str]:
+    built = _built_classes() if built is None else built
     problems = []
     for module, path, tree in sources:
-        if module in BUILDERS:
-            continue
         for node in ast.walk(tree):
             if not isinstance(node, ast.Call):
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            if name in built:
+            if name in built and not _may_build(module, built[name]):
                 where = path.relative_to(ROOT)
-                problems.append(f"{where}:{node.lineno}: {name}(...) built outside bot/wiring.py")
+                problems.append(
+                    f"{where}:{node.lineno}: {name}(...) built outside bot/wiring.py"
+                    " and its own feature's build module"
+                )
     return problems
 
 
@@ -278,6 +300,12 @@ LAZY_ALLOWED = {
     ("bot.features.export.pdf_text", "fontTools.ttLib"): "fontTools loads on the first PDF",
     ("bot.features.export.render", "fpdf.enums"): "fpdf loads on the first PDF",
     ("bot.features.record.export", "fpdf.enums"): "fpdf loads on the first PDF",
+    # A start from the content's compiled form (bot/content/compiled.py) reads no YAML and
+    # checks no number; a SQLite bot opens no PostgreSQL (issue 25).
+    ("bot.content.emergency", "phonenumbers"): "libphonenumber loads for content checks",
+    ("bot.content.emergency", "phonenumbers.phonemetadata"): "likewise",
+    ("bot.content.yaml_lines", "yaml"): "PyYAML loads when content is read from its files",
+    ("bot.storage.engines", "bot.storage.postgres"): "asyncpg loads for PostgreSQL only",
 }
 
 
@@ -362,6 +390,8 @@ def test_a_cycle_is_caught() -> None:
         ("bot.content.x", "from bot.features.checkins.delivery import TICK", "bot.features"),
         ("bot.core.x", "from bot.content.texts import Tx", "bot.core must not import"),
         ("bot.framework.x", "from bot.features.crisis.handlers import crisis", "handlers"),
+        ("bot.features.urge.build", "from bot.features.urge.handlers import x", "handlers"),
+        ("bot.features.urge.build", "from bot.wiring import Foundation", "bot.wiring"),
     ],
 )
 def test_a_broken_rule_is_caught(module: str, source: str, expected: str) -> None:
@@ -382,6 +412,37 @@ def test_a_features_handlers_imported_by_another_feature_are_caught() -> None:
 def test_a_store_built_in_a_handler_is_caught() -> None:
     tree = ast.parse("def f(db):\n    return JournalStore(db)\n")
     assert construction_violations([("bot.features.x.handlers", BOT / "x.py", tree)])
+    assert construction_violations([("bot.features.x.flow", BOT / "x.py", tree)])
+    assert not construction_violations([("bot.features.x.build", BOT / "x.py", tree)])
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "allowed"),
+    [
+        # Its own feature's services and any store: the one module that may.
+        ("bot.features.urge.build", "UrgeService(UrgeStore(db))", True),
+        # Another feature's service: that feature builds it and offers it.
+        ("bot.features.export.build", "JournalService(db)", False),
+        # A shared service: the composition root's.
+        ("bot.features.urge.build", "PeopleService(db)", False),
+        # The feature's own service anywhere but its build module.
+        ("bot.features.urge.service", "UrgeService(db)", False),
+        # A placeholder hub: a feature is handed the Hub at install.
+        ("bot.features.urge.handlers", "Hub()", False),
+    ],
+)
+def test_only_a_features_build_builds_its_own_services(
+    module: str, source: str, allowed: bool
+) -> None:
+    built = {
+        "UrgeService": "bot.features.urge",
+        "UrgeStore": "bot.storage",
+        "JournalService": "bot.features.checkins",
+        "PeopleService": "bot.people",
+        "Hub": "bot.framework",
+    }
+    tree = ast.parse(source)
+    assert (construction_violations([(module, BOT / "x.py", tree)], built) == []) is allowed
     tree = ast.parse("def f():\n    from bot.app import StApp\n")
     assert lazy_import_violations([("bot.features.x.handlers", BOT / "x.py", tree)])
 
@@ -396,4 +457,30 @@ def test_no_production_asserts() -> None:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
         if isinstance(node, ast.Assert)
     ]
+    assert found == []
+
+
+# Larger than this, a module holds more than one thing (docs/architecture.md). The Telegram
+# emulator is included: it is test machinery, but it is read and changed like the bot.
+MODULE_LIMIT = 500
+
+
+def test_no_module_is_over_500_lines() -> None:
+    long = {
+        str(path.relative_to(ROOT)): lines
+        for path in sorted(BOT.rglob("*.py"))
+        if (lines := len(path.read_text(encoding="utf-8").splitlines())) > MODULE_LIMIT
+    }
+    assert long == {}
+
+
+def test_test_modules_share_helpers_not_each_other() -> None:
+    # What two test modules share lives in tests/helpers/ (issue 24): a test module that
+    # imports another runs that module's tests' imports and fixtures where nobody looks.
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        module = _module_name(path)
+        for line, imported in imports_of(module, ast.parse(path.read_text(encoding="utf-8"))):
+            if imported.split(".")[-1].startswith("test_") or ".test_" in imported:
+                found.append(f"{path.relative_to(ROOT)}:{line}: imports {imported}")
     assert found == []

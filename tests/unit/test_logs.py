@@ -56,7 +56,7 @@ def test_a_pdf_export_leaves_no_trace_in_the_log_at_info_or_debug() -> None:
     """fontTools logs the glyphs a PDF uses (at INFO), which give the text back through the
     shipped font; fpdf logs too. Only our own loggers speak below WARNING (issue 27.5)."""
     from bot.features.export.render import build_pdf  # noqa: PLC0415
-    from tests.unit.features.export.test_export import document  # noqa: PLC0415 - the export's own fixture
+    from tests.helpers.export import document  # noqa: PLC0415 - only this test builds one
 
     words = ("他用皮带打我 " + CANARY,)
     for level in (logging.INFO, logging.DEBUG):

@@ -11,19 +11,17 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Any
 
 from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
-from telegram.ext import ExtBot
 
-from bot.content.locales import Locales
 from bot.core import local_format
 from bot.core.buttons import Rows
+from bot.features.checkins.build import build
 from bot.features.checkins.callbacks import DailyButton, JournalButton, UndoButton
-from bot.features.checkins.policy import PROMPT_OUT, TICK, Sender, Snooze, schedule_of
+from bot.features.checkins.delivery import Dispatcher
+from bot.features.checkins.policy import PROMPT_OUT, TICK, Snooze, schedule_of
 from bot.features.checkins.schedule import is_valid_timezone
-from bot.features.checkins.sender import CheckinSender, CountDay
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
 from bot.framework.chat import (
     Button,
@@ -38,9 +36,8 @@ from bot.framework.chat import (
 )
 from bot.framework.context import Context
 from bot.framework.damaged import offer_damaged
-from bot.framework.hub import Hub
+from bot.framework.hub import Hooks, Hub
 from bot.people.service import Person
-from bot.transport.send_outcome import JsonMessageSender
 
 log = logging.getLogger(__name__)
 
@@ -48,33 +45,21 @@ PAGE_SIZE = 5
 JOB_NAME = "daily-prompts"
 
 
-def make_sender(
-    bot: ExtBot[Any],
-    locales: Locales,
-    count_day: CountDay | None = None,
-    *,
-    paid_broadcast: bool = False,
-) -> Sender:
-    """How the dispatcher sends one prompt: the check-in sender (sender.py) over the
-    transport's JSON send, with the one keyboard builder the handlers use."""
-    return CheckinSender(
-        JsonMessageSender(bot),
-        locales,
-        lambda rows: keyboard(rows).to_dict(),
-        count_day,
-        paid_broadcast=paid_broadcast,
-    )
-
-
 # --- the feature ----------------------------------------------------------------------
 
 
 class DailyFeature:
-    def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
+    # Given at install: the hooks it fires; its pass that sends the check-ins.
+    hooks: Hooks
+    dispatcher: Dispatcher
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        self.hooks = hub.hooks
+        urges = hub.offers.urges  # the no-contact count a check-in shows
+        built = build(hub.services, urges.checkin_day_by_id)
+        self.dispatcher = built.dispatcher
+        hub.offers.journal = built.journal
+        hub.on_stop(built.dispatcher.close)
         hub.command("journal", self.show_journal)
         hub.command("checkin", self.checkin_command)
         hub.command("pause", self.pause_command)
@@ -85,15 +70,15 @@ class DailyFeature:
         hub.router.on_idle_text(self.on_idle_text)
         hub.router.on_edit(self.on_edit)
         hub.on_schedule_changed(self.on_schedule_changed)
-        hub.settings_rows.append(self.settings_rows)
+        hub.hooks.settings_rows.append(self.settings_rows)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
 
     async def tick(self, context: Context) -> None:
         app = context.application
-        context.services.dispatcher.kick(lambda coro: app.create_task(coro, name=JOB_NAME))
+        self.dispatcher.kick(lambda coro: app.create_task(coro, name=JOB_NAME))
 
     async def on_schedule_changed(self, context: Context, person: Person) -> None:
-        await context.services.dispatcher.reschedule(person)
+        await self.dispatcher.reschedule(person)
 
     # --- commands (the same choices as the buttons and /settings) -----------------------
 
@@ -104,7 +89,7 @@ class DailyFeature:
     async def skip_command(self, update: Update, context: Context) -> None:
         person = await command_person(update, context, missing="start.not_started")
         if person is not None:
-            today = context.services.dispatcher.today(person)
+            today = self.dispatcher.today(person)
             await self.on_button(update, context, DailyButton("skip", today))
 
     async def checkin_command(self, update: Update, context: Context) -> None:
@@ -124,7 +109,7 @@ class DailyFeature:
             await self._show_prompt(update, context, person, day)
             return
         if action == "snooze":
-            result = await context.services.dispatcher.snooze(person, day)
+            result = await self.dispatcher.snooze(person, day)
             key = {
                 Snooze.SET: "daily.snoozed",
                 Snooze.EXPIRED: "daily.expired",
@@ -136,7 +121,7 @@ class DailyFeature:
         elif action == "skip":
             await self._skip(update, context, person, day, from_settings=from_settings)
         elif action == "unskip":
-            await context.services.dispatcher.unskip(person)
+            await self.dispatcher.unskip(person)
             await say(context, person.chat_id, tx("daily.unskipped"), person=person)
         elif action == "pause":
             person.profile.paused = True
@@ -160,7 +145,7 @@ class DailyFeature:
     ) -> None:
         """Neutral wording: reveal the prompt in place, when the person chooses to."""
         query = update.callback_query
-        record = await context.services.dispatcher.record(person.person_id, day)
+        record = await self.dispatcher.record(person.person_id, day)
         prompt = _prompts(context).get(record.prompt_id) if record is not None else None
         if query is None or not isinstance(query.message, Message) or prompt is None:
             return
@@ -168,7 +153,7 @@ class DailyFeature:
         text = prompt_text(tx, prompt, neutral=True, shown=True)
         if person.profile.nocontact_in_checkin:
             # On screen now, opened by the person: the count may show.
-            count = await context.services.urges.checkin_day(person)
+            count = await context.offers.urges.checkin_day(person)
             if count is not None:
                 text = f"{text}\n\n{tx('nocontact.checkin_line', day=count)}"
         with contextlib.suppress(BadRequest):  # already shown, or too old to edit
@@ -180,11 +165,11 @@ class DailyFeature:
         tx = context.tx
         # "Skip today" means today, whichever check-in's button was pressed: on yesterday's
         # prompt, skipping yesterday (already over) would say one thing and do nothing.
-        day = context.services.dispatcher.today(person)
-        await context.services.dispatcher.skip(person, day)
+        day = self.dispatcher.today(person)
+        await self.dispatcher.skip(person, day)
         if not from_settings:
             await _drop_buttons(update)
-        record = await context.services.dispatcher.record(person.person_id, day)
+        record = await self.dispatcher.record(person.person_id, day)
         sent_already = record is not None and record.status in PROMPT_OUT
         key = "daily.skipped" if sent_already else "daily.skip_set"
         await say(context, person.chat_id, tx(key), person=person)
@@ -204,15 +189,15 @@ class DailyFeature:
 
     async def _schedule_changed(self, context: Context, person: Person) -> None:
         await context.services.people.save(person)
-        await self.hub.schedule_changed(context, person)
+        await self.hooks.schedule_changed(context, person)
 
     async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
         """Skip today (or undo it), and once today's check-in went out, snooze it."""
         if schedule_of(person.profile) is None:
             return []
         tx = context.tx
-        today = context.services.dispatcher.today(person)
-        record = await context.services.dispatcher.record(person.person_id, today)
+        today = self.dispatcher.today(person)
+        record = await self.dispatcher.record(person.person_id, today)
         if person.profile.skip_date == today:
             unskip = DailyButton("unskip", from_settings=True).encode()
             return [[(tx("daily.btn_unskip_settings"), unskip)]] if record is None else []
@@ -239,14 +224,14 @@ class DailyFeature:
             reply_to = quoted.message_id
         # An explicit reply to a check-in is a journal entry even mid-worksheet, and so is
         # the first free text after a check-in that came after the worksheet's question.
-        prompt_id = await context.services.journal.answers(person, reply_to)
+        prompt_id = await context.offers.journal.answers(person, reply_to)
         if prompt_id is None:
             return False
         if await context.offers.crisis_reply.journal_reply(
             update, context, person, prompt_id, text
         ):
             return True  # a crisis word alone is not kept; longer text waits for their choice
-        entry_id = await context.services.journal.add(person, prompt_id, message.message_id, text)
+        entry_id = await context.offers.journal.add(person, prompt_id, message.message_id, text)
         context.note_saved(update.update_id)
         log.info("journal entry saved")
         if person.profile.discreet:
@@ -264,7 +249,7 @@ class DailyFeature:
         person = await current_person(update, context)
         if person is None:
             return
-        removed = await context.services.journal.remove(person, data.value)
+        removed = await context.offers.journal.remove(person, data.value)
         await context.services.people.save(person)
         text = context.tx("journal.undone" if removed else "journal.undone_already")
         pressed = pressed_message(update)
@@ -286,7 +271,7 @@ class DailyFeature:
         message = update.edited_message
         if message is None or not text.strip():
             return False
-        return await context.services.journal.edit(person, message.message_id, text.strip())
+        return await context.offers.journal.edit(person, message.message_id, text.strip())
 
     # --- /journal -----------------------------------------------------------------------
 
@@ -327,10 +312,10 @@ class DailyFeature:
         await offer_damaged(context, person)
 
     async def _page(self, context: Context, person: Person, offset: int) -> tuple[str, Rows]:
-        page = await context.services.journal.page(person, offset, PAGE_SIZE)
+        page = await context.offers.journal.page(person, offset, PAGE_SIZE)
         if page.total and offset >= page.total:
             offset = (page.total - 1) // PAGE_SIZE * PAGE_SIZE
-            page = await context.services.journal.page(person, offset, PAGE_SIZE)
+            page = await context.offers.journal.page(person, offset, PAGE_SIZE)
         zone = person.profile.timezone
         zone = zone if zone and is_valid_timezone(zone) else "UTC"
         return journal_page(

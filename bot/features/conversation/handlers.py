@@ -30,16 +30,19 @@ from bot.features.setup.state import ONBOARDING, SETUP_STEPS, SetupState
 from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
-from bot.framework.hub import GROUP_FALLBACK, GROUP_WORDS, Hub
+from bot.framework.hub import GROUP_FALLBACK, GROUP_WORDS, Commands, Hooks, Hub
+from bot.framework.router import Router
 from bot.people.service import Person
 
 
 class ConversationFeature:
-    def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
+    # Given at install: the commands (the menu), the routes (what waits), the hooks.
+    commands: Commands
+    router: Router
+    hooks: Hooks
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        self.commands, self.router, self.hooks = hub.commands, hub.router, hub.hooks
         hub.command("menu", self.menu_command)
         # stop, cancel, menu, hi...: before free text goes to a step or the journal.
         hub.handle(
@@ -74,7 +77,7 @@ class ConversationFeature:
         person = await current_person(update, context)
         if person is None:
             return  # not started: free text gets "send /start" from the text group
-        state = self.hub.router.decode_state(person.state)
+        state = self.router.decode_state(person.state)
         if person.state and not isinstance(state, WorksheetState | SetupState):
             return  # another feature's state (the record, the urge flow, a panic word): its own
             # route decides
@@ -84,7 +87,7 @@ class ConversationFeature:
         if not person.active:
             # They came back by writing rather than /start: sends may resume.
             await context.services.people.update_chat(person, message.chat_id)
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
         await self.answer(update, context, person, intent)
         raise ApplicationHandlerStop
 
@@ -111,7 +114,7 @@ class ConversationFeature:
         then offer to pause or end the check-ins."""
         tx = context.tx
         stopping = intent in (Intent.STOP, Intent.PAUSE)
-        state = self.hub.router.decode_state(person.state)
+        state = self.router.decode_state(person.state)
         lead = ""
         if isinstance(state, WorksheetState):
             await context.offers.worksheet_step.pause_step(context, person)
@@ -145,14 +148,14 @@ class ConversationFeature:
         self, context: Context, person: Person, *, lead: str = "", full: bool = True
     ) -> tuple[str, Rows]:
         tx = context.tx
-        state = self.hub.router.decode_state(person.state)
+        state = self.router.decode_state(person.state)
         waiting_ws = person.profile.active_worksheet in context.services.content.worksheets
         waiting = ""
         if state is not None:
             waiting = tx("conversation.menu_waiting_step")
         elif waiting_ws:
             waiting = tx("conversation.menu_waiting_worksheet")
-        names = {name for name, _ in self.hub.commands}
+        names = set(self.commands.names())
         commands = [c for c in _menu_commands(context) if c in names]
         return menu_view(
             tx,
@@ -199,7 +202,7 @@ class ConversationFeature:
 
     async def on_menu_button(self, update: Update, context: Context, data: MenuButton) -> None:
         """A menu button runs its command, as if it had been sent."""
-        for name, callback in self.hub.commands:
+        for name, callback in self.commands:
             if name == data.value:
                 await callback(update, context)
                 return
@@ -213,7 +216,7 @@ class ConversationFeature:
             person.profile.daily_enabled = False
             person.profile.paused = False
             await context.services.people.save(person)
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
             await replace_or_say(context, update, tx("conversation.ended"), person=person)
         elif data.value == "keep":
             text, rows = self.menu(context, person, lead=tx("conversation.kept"), full=False)

@@ -2,7 +2,7 @@
 words that also triggered the crisis path (either tier) in a worksheet answer or a
 journal reply, and text that answered nothing (the offer to keep). "Held" is the one
 name for the idea (`HeldDecision`, `Held`, `Profile.held`, `HeldButton`, the
-`HeldWordsFeature`); the text keys keep their older prefix, `crisis_capture.`.
+`HeldWordsFeature`); the text keys keep their older prefix, `crisis_held.`.
 
 When a worksheet answer or a journal reply triggered the crisis path, one rule for both:
 

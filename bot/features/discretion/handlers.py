@@ -35,8 +35,9 @@ from bot.content.panic_word import check_word as check_panic_word
 from bot.core.buttons import Rows
 from bot.core.recent import Recent
 from bot.features.crisis.callbacks import CrisisButton
+from bot.features.discretion.build import build
 from bot.features.discretion.callbacks import DiscretionButton
-from bot.features.discretion.service import Cover, decoy_language
+from bot.features.discretion.service import Cover, DiscretionService, decoy_language
 from bot.features.discretion.state import DiscretionState, discretion_state
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.framework.chat import (
@@ -49,7 +50,7 @@ from bot.framework.chat import (
     say,
 )
 from bot.framework.context import Context, Services
-from bot.framework.hub import GROUP_PANIC, AnyApplication, Hub
+from bot.framework.hub import GROUP_PANIC, AnyApplication, Commands, Hub
 from bot.people.service import Person, UnreadableDataError
 
 log = logging.getLogger(__name__)
@@ -102,19 +103,26 @@ def might_be_word(services: Services, user_id: int, text: str) -> bool:
 
 
 class DiscretionFeature:
+    # Given at install: the menu it rewrites in neutral wording; the panic-word service.
+    commands: Commands
+    discretion: DiscretionService
+
     def __init__(self) -> None:
         # What the early path did for each recent update, for the guard to finish in order.
         self.handled: Recent[int, Handled] = Recent(HANDLED_REMEMBERED)
-        self.hub = Hub()  # replaced by the app's hub in install()
         self._finishing: set[asyncio.Task[None]] = set()  # wipes still retrying
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
-        hub.settings_rows.append(self.settings_rows)
+        self.commands = hub.commands
+        self.discretion = build(hub.services)
+        hub.offers.discretion = self.discretion
+        # Panic words and covers into memory before the first update is read.
+        hub.on_start(self.discretion.load)
+        hub.hooks.settings_rows.append(self.settings_rows)
         hub.router.on_callback(DiscretionButton, self.on_button)
         hub.router.on_state(DiscretionState, self.on_text)
         hub.on_wording_changed(self.apply_menu)
-        hub.after_onboarding.append(self.after_onboarding)
+        hub.hooks.after_onboarding.append(self.after_onboarding)
         # A panic word, and everything while in cover, from memory (docs/discretion.md).
         hub.handle(GROUP_PANIC, TypeHandler(Update, self.guard))
         hub.on_early_panic(self.early, might_be_word)
@@ -138,7 +146,7 @@ class DiscretionFeature:
         chat_id = message.chat.id
         if kind is WordKind.PANIC:
             language = decoy_language(user.language_code)
-            cover = services.discretion.enter_cover(person_id, chat_id, language)
+            cover = self.discretion.enter_cover(person_id, chat_id, language)
             if cover is None:
                 return False
             # Recorded only once the decoy is out: if this fails, the guard does it again.
@@ -179,7 +187,7 @@ class DiscretionFeature:
             log.warning("panic wipe: stored ids not read: %s", type(exc).__name__)
         ids.discard(message.message_id)
         later += await delete_all(context, chat_id, sorted(ids), bot=bot)
-        sent = await _send(context, person_id, chat_id, services.discretion.cover_message(cover))
+        sent = await _send(context, person_id, chat_id, self.discretion.cover_message(cover))
         if later or not stored.done():
             task = asyncio.get_running_loop().create_task(
                 self._finish_wipe(context, person_id, chat_id, later, stored, sent.message_id)
@@ -223,7 +231,7 @@ class DiscretionFeature:
         services = context.services
         return [
             *(await services.ledger.stored(person_id)),
-            *(await services.discretion.stored_ids(person_id)),
+            *(await self.discretion.stored_ids(person_id)),
         ]
 
     async def guard(self, update: Update, context: Context) -> None:
@@ -244,7 +252,7 @@ class DiscretionFeature:
         ):
             # Memory cannot rule a word out (its index row lost, or the index unreadable):
             # before any handler can take this text as an answer, the profile decides.
-            await services.discretion.recover(person_id)
+            await self.discretion.recover(person_id)
         if (
             handled is None
             and found is not None
@@ -275,14 +283,14 @@ class DiscretionFeature:
             return
         if handled.kind is WordKind.PANIC:
             person.state = ""  # what was on screen is gone; /resume still finds its place
-            await services.discretion.store_cover(person)
+            await self.discretion.store_cover(person)
             armed = services.cover.armed(person_id)
             if armed is not None and armed.erase:
-                person = await services.discretion.erase_keeping_cover(person, user.id)
+                person = await self.discretion.erase_keeping_cover(person, user.id)
                 if handled.decoy is not None:  # the fresh person's chat holds the decoy
                     services.ledger.note(person.person_id, *handled.decoy)
         else:
-            await services.discretion.store_cover(person)
+            await self.discretion.store_cover(person)
         await self.apply_menu(context, person)
 
     async def _as_decoy(self, update: Update, context: Context, person_id: str) -> None:
@@ -324,17 +332,17 @@ class DiscretionFeature:
             await _send(context, person_id, message.chat.id, context.tx("discretion.cover_ended"))
             person = await services.people.load_by_id(person_id)
             if person is not None:
-                await services.discretion.store_cover(person)
+                await self.discretion.store_cover(person)
                 await self.apply_menu(context, person)
             raise ApplicationHandlerStop
         if command == "/start":
-            answer = services.discretion.welcome(cover)
+            answer = self.discretion.welcome(cover)
         else:
-            answer = services.discretion.reply(person_id) or services.discretion.welcome(cover)
+            answer = self.discretion.reply(person_id) or self.discretion.welcome(cover)
         await _send(context, person_id, message.chat.id, answer)
         person = await services.people.load_by_id(person_id)
         if person is not None:
-            await services.discretion.store_cover(person)
+            await self.discretion.store_cover(person)
         raise ApplicationHandlerStop
 
     async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
@@ -359,7 +367,7 @@ class DiscretionFeature:
         default = locales.resolve(None, context.telegram_language)
         try:
             if neutral or context.language != default:
-                names = [name for name, _ in self.hub.commands] + ["sos", "help"]
+                names = [*self.commands.names(), "sos", "help"]
                 texts = locales[context.language].texts
                 entries = menu_entries(texts, names, neutral=neutral)
                 commands = [BotCommand(name, text) for name, text in entries]
@@ -402,15 +410,15 @@ class DiscretionFeature:
             return
         note = None
         if value == "noreturn":
-            await services.discretion.set_return_word(person, None)
+            await self.discretion.set_return_word(person, None)
             note = tx("discretion.return_removed")
         elif value == "off":
-            await services.discretion.remove(person)
+            await self.discretion.remove(person)
             note = tx("discretion.removed")
         elif value.startswith("erase:"):
-            await services.discretion.choose(person, erase=value == "erase:on")
+            await self.discretion.choose(person, erase=value == "erase:on")
         elif value.startswith("theme:"):
-            await services.discretion.choose(person, theme=value.partition(":")[2])
+            await self.discretion.choose(person, theme=value.partition(":")[2])
         if discretion_state(person.state) is not None:
             await services.people.set_state(person, "")
         await self.show_menu(update, context, person, note)
@@ -424,7 +432,7 @@ class DiscretionFeature:
         state = discretion_state(person.state)
         if state is None:
             return
-        names = [name for name, _ in self.hub.commands] + ["sos", "help"]
+        names = [*self.commands.names(), "sos", "help"]
         problem = check_panic_word(
             text,
             crisis=services.content.detector,
@@ -432,7 +440,7 @@ class DiscretionFeature:
             common=services.content.common_words,
         )
         is_return = state.word == "return"
-        if problem is None and is_return and services.discretion.same_as_panic(person, text):
+        if problem is None and is_return and self.discretion.same_as_panic(person, text):
             problem = WordProblem.SAME_AS_PANIC
         if problem is not None:
             explain = context.tx(
@@ -443,10 +451,10 @@ class DiscretionFeature:
             return
         person.state = ""
         if is_return:
-            await services.discretion.set_return_word(person, text)
+            await self.discretion.set_return_word(person, text)
             note = context.tx("discretion.return_saved")
         else:
-            await services.discretion.set_panic_word(person, text)
+            await self.discretion.set_panic_word(person, text)
             note = context.tx("discretion.saved")
         await services.people.set_state(person, "")
         await self.show_menu(update, context, person, note)

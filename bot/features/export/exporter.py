@@ -29,7 +29,7 @@ class Exporter:
         *,
         sources: Sequence[PartSource] = (),
     ) -> None:
-        self._sources = tuple(sources)
+        self._sources = sources  # read at each export: a feature installed later counts too
         self._worksheets = worksheets
         self._journal = journal
         self._clock = clock

@@ -10,6 +10,8 @@ from telegram import InputFile, Update
 from bot.core import telegram_text
 from bot.core.buttons import Rows
 from bot.features.export import render as export
+from bot.features.export.build import build
+from bot.features.export.exporter import Exporter
 from bot.features.export.parts import part_name
 from bot.features.worksheets.callbacks import WorksheetButton
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
@@ -19,15 +21,9 @@ from bot.framework.hub import Hub
 from bot.people.service import Person
 
 
-async def export_command(update: Update, context: Context) -> None:
-    person = await private_command_person(update, context)
-    if person is not None:
-        await send_export(context, person, pdf=False)
-
-
-async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
+async def send_export(exporter: Exporter, context: Context, person: Person, *, pdf: bool) -> None:
     tx = context.tx
-    doc, day = await context.services.exporter.document(person, context.locale)
+    doc, day = await exporter.document(person, context.locale)
     if doc.is_empty:
         # The record has its own file (for an advocate); /export covers it too.
         if not await context.offers.record_export.send_record_export(context, person, pdf=pdf):
@@ -68,9 +64,20 @@ async def send_export(context: Context, person: Person, *, pdf: bool) -> None:
 class ExportFeature:
     """/export, and the file for whoever else offers it (the worksheets' [PDF] button)."""
 
+    exporter: Exporter  # built at install
+
     def install(self, hub: Hub) -> None:
-        hub.command("export", export_command)
-        hub.offers.exports = self
+        # After the features whose writing it gathers: their services are offered by now.
+        offers = hub.offers
+        sources = hub.hooks.export_parts
+        self.exporter = build(hub.services, offers.worksheet_answers, offers.journal, sources)
+        hub.command("export", self.export_command)
+        offers.exports = self
+
+    async def export_command(self, update: Update, context: Context) -> None:
+        person = await private_command_person(update, context)
+        if person is not None:
+            await self.send_export(context, person, pdf=False)
 
     async def send_export(self, context: Context, person: Person, *, pdf: bool) -> None:
-        await send_export(context, person, pdf=pdf)
+        await send_export(self.exporter, context, person, pdf=pdf)

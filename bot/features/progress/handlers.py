@@ -38,7 +38,7 @@ class ProgressFeature:
         hub.command("nocontact", self.no_contact_command)
         hub.router.on_callback(NoContactButton, self.on_no_contact)
         hub.router.on_callback(MoodButton, self.on_mood)
-        hub.settings_rows.append(self.settings_rows)
+        hub.hooks.settings_rows.append(self.settings_rows)
 
     async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
         return [[(context.tx("nocontact.btn_settings"), NoContactButton("show").encode())]]
@@ -172,4 +172,4 @@ def _started_text(context: Context, count: NoContact) -> str:
 
 
 def _urges(context: Context) -> UrgeService:
-    return context.services.urges
+    return context.offers.urges

@@ -16,6 +16,7 @@ from bot.content.locales import endonym
 from bot.content.texts import feature_list
 from bot.core import local_format
 from bot.core.buttons import Rows
+from bot.features.setup.build import build
 from bot.features.setup.callbacks import (
     CountryButton,
     DayButton,
@@ -33,6 +34,7 @@ from bot.features.setup.flow import (
     Question,
     Retry,
     Safety,
+    SetupFlow,
     TimeSet,
     ZoneFound,
     ZoneSet,
@@ -57,17 +59,19 @@ from bot.framework.chat import (
     strip_buttons,
 )
 from bot.framework.context import Context
-from bot.framework.hub import Hub
+from bot.framework.hub import Hooks, Hub
 from bot.geo import lookup as geo
 from bot.people.service import Person
 
 
 class SetupFeature:
-    def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
+    # Given at install: the hooks it fires; the steps' logic.
+    hooks: Hooks
+    flow: SetupFlow
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        self.hooks = hub.hooks
+        self.flow = build(hub.services)
         hub.offers.onboarding = self
         hub.router.on_state(SetupState, self.on_text)
         hub.router.on_callback(CountryButton, self.on_country_button)
@@ -83,7 +87,7 @@ class SetupFeature:
     async def begin(self, update: Update, context: Context, person: Person) -> None:
         telegram = context.services.content.locales.supported(context.telegram_language)
         before = person.profile.language
-        first = await context.services.setup.start(person, telegram)
+        first = await self.flow.start(person, telegram)
         if person.profile.language != before:
             context.bind(person)  # the language Telegram said, kept
         if first == "language":
@@ -104,7 +108,7 @@ class SetupFeature:
     async def ask_language(
         self, update: Update, context: Context, person: Person, mode: str
     ) -> None:
-        await context.services.setup.ask(person, "language", mode)
+        await self.flow.ask(person, "language", mode)
         text, rows = language_view(context.tx, context.services.content.locales.choices())
         await self._question(update, context, person, mode, text, rows)
 
@@ -115,10 +119,10 @@ class SetupFeature:
         if found is None:
             return
         person, mode = found
-        if not await context.services.setup.set_language(person, data.value):
+        if not await self.flow.set_language(person, data.value):
             return
         context.bind(person)  # this reply, and every one after it, in the new language
-        await self.hub.wording_changed(context, person)  # the chat's "/" menu too
+        await self.hooks.wording_changed(context, person)  # the chat's "/" menu too
         if mode == SETTINGS:
             await self.show_settings(update, context, person)
             return
@@ -127,13 +131,13 @@ class SetupFeature:
     async def show_settings(
         self, update: Update, context: Context, person: Person, *, lead: str = ""
     ) -> None:
-        context.services.setup.leave_pending(person)  # saved with the panel's id below
+        self.flow.leave_pending(person)  # saved with the panel's id below
         p = person.profile
         country = country_name(context, p.country) if p.country else None
         waiting = p.active_worksheet in context.services.content.worksheets
         waiting = waiting and worksheet_state(person.state) is None
         extra: Rows = []
-        for hook in self.hub.settings_rows:
+        for hook in self.hooks.settings_rows:
             extra += await hook(context, person)
         several = len(context.services.content.locales.codes) > 1
         text, buttons = settings_view(
@@ -181,19 +185,19 @@ class SetupFeature:
         if not shown:
             sent = await say(context, person.chat_id, text, person=person, buttons=rows)
             shown = sent.message_id
-        await context.services.setup.note_panel(person, shown)
+        await self.flow.note_panel(person, shown)
 
     # --- asking -------------------------------------------------------------------------
 
     async def ask(
         self, update: Update, context: Context, person: Person, step: str, mode: str
     ) -> None:
-        asked = await context.services.setup.ask(person, step, mode)
+        asked = await self.flow.ask(person, step, mode)
         if isinstance(asked, ZoneFound):
             label = geo.zone_label(asked.zone, context.language, country=person.profile.country)
             text = context.tx("setup.timezone_auto", timezone=label)
             await say(context, person.chat_id, text, person=person)
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
             await self.next_step(update, context, person, "timezone", mode)
             return
         name = functools.partial(country_name, context)
@@ -210,12 +214,12 @@ class SetupFeature:
             sent = await say(context, person.chat_id, text, person=person, buttons=rows or None)
             state = setup_state(person.state)
             if rows and state is not None:
-                await context.services.setup.note_asked(person, state.step, sent.message_id)
+                await self.flow.note_asked(person, state.step, sent.message_id)
 
     async def next_step(
         self, update: Update, context: Context, person: Person, done: str, mode: str, lead: str = ""
     ) -> None:
-        after = context.services.setup.after(done, mode)
+        after = self.flow.after(done, mode)
         if isinstance(after, AskNext):
             await self.ask(update, context, person, after.step, mode)
         elif isinstance(after, Finish):
@@ -224,9 +228,9 @@ class SetupFeature:
             await self.show_settings(update, context, person, lead=lead)
 
     async def finish_onboarding(self, update: Update, context: Context, person: Person) -> None:
-        await context.services.setup.finish_onboarding(person)
-        await self.hub.schedule_changed(context, person)  # check-ins start only from here
-        for hook in self.hub.after_onboarding:
+        await self.flow.finish_onboarding(person)
+        await self.hooks.schedule_changed(context, person)  # check-ins start only from here
+        for hook in self.hooks.after_onboarding:
             if await hook(update, context, person):
                 return
         await say(
@@ -239,8 +243,8 @@ class SetupFeature:
     # --- typed answers ------------------------------------------------------------------
 
     async def on_text(self, update: Update, context: Context, person: Person, text: str) -> None:
-        mode = context.services.setup.mode_of(person)
-        outcome = await context.services.setup.typed(person, text)
+        mode = self.flow.mode_of(person)
+        outcome = await self.flow.typed(person, text)
         if isinstance(outcome, Retry):
             await say(context, person.chat_id, context.tx(outcome.key), person=person)
         elif isinstance(outcome, Question):  # a country typed at the zone question
@@ -263,10 +267,10 @@ class SetupFeature:
             return None
         pressed = pressed_message(update)
         pressed_id = None if pressed is None else pressed.message_id
-        if not context.services.setup.answers_step(person, step, pressed_id):
+        if not self.flow.answers_step(person, step, pressed_id):
             await self.earlier_button(update, context, person)
             return None
-        return person, context.services.setup.mode_of(person, step)
+        return person, self.flow.mode_of(person, step)
 
     async def earlier_button(self, update: Update, context: Context, person: Person) -> None:
         """One line, the old buttons taken off, and the step that waits asked again."""
@@ -288,10 +292,10 @@ class SetupFeature:
             return
         person, mode = found
         if data.value == "skip":
-            await context.services.setup.skip_country(person)
+            await self.flow.skip_country(person)
             await self.next_step(update, context, person, "country", mode)
         elif data.value in geo.country_names():
-            outcome = await context.services.setup.set_country(person, data.value, mode)
+            outcome = await self.flow.set_country(person, data.value, mode)
             await self._changed(update, context, person, outcome, mode)
 
     async def on_timezone_button(self, update: Update, context: Context, data: ZoneButton) -> None:
@@ -299,7 +303,7 @@ class SetupFeature:
         if found is None:
             return
         person, mode = found
-        outcome = await context.services.setup.set_zone(person, data.value)
+        outcome = await self.flow.set_zone(person, data.value)
         if outcome is not None:
             await self._changed(update, context, person, outcome, mode)
 
@@ -309,12 +313,12 @@ class SetupFeature:
             return
         person, mode = found
         if data.value != "off":
-            outcome = await context.services.setup.set_time(person, data.value)
+            outcome = await self.flow.set_time(person, data.value)
             if outcome is not None:
                 await self._changed(update, context, person, outcome, mode)
             return
-        await context.services.setup.daily_off(person)
-        await self.hub.schedule_changed(context, person)
+        await self.flow.daily_off(person)
+        await self.hooks.schedule_changed(context, person)
         if mode == ONBOARDING:  # "Not now" is heard, not passed over in silence
             await replace_or_say(context, update, context.tx("setup.no_daily_ack"), person=person)
         lead = context.tx("settings.daily_turned_off")
@@ -328,7 +332,7 @@ class SetupFeature:
         tx = context.tx
         # Pressed once, the offer's buttons go (an old offer's buttons do nothing).
         await strip_buttons(pressed_message(update))
-        outcome = await context.services.setup.safety(person, data.value)
+        outcome = await self.flow.safety(person, data.value)
         if outcome is None or outcome is Safety.STALE:
             return  # (a stale one was answered by _person_and_mode already)
         if outcome is Safety.ADVICE:
@@ -337,10 +341,10 @@ class SetupFeature:
                 context, person.chat_id, advice, person=person, buttons=discreet_buttons(tx)
             )
             if mode != SETTINGS:  # the advice's buttons now answer the step, not the question's
-                await context.services.setup.note_asked(person, "safety", sent.message_id)
+                await self.flow.note_asked(person, "safety", sent.message_id)
             return
         if outcome is Safety.DISCREET:
-            await self.hub.wording_changed(context, person)
+            await self.hooks.wording_changed(context, person)
             await say(context, person.chat_id, tx("setup.discreet_done"), person=person)
         elif outcome is Safety.LATER:
             await replace_or_say(context, update, tx("setup.discreet_later_ack"), person=person)
@@ -364,17 +368,17 @@ class SetupFeature:
         elif arg == "close":
             # Every tap was saved as it happened: closing says how to come back, nothing more.
             await replace_or_say(context, update, context.tx("settings.closed"), person=person)
-            await context.services.setup.close_settings(person)
+            await self.flow.close_settings(person)
         elif arg == "menu":
             await self.show_settings(update, context, person)
         else:
-            toggled = await context.services.setup.toggle(person, arg)
+            toggled = await self.flow.toggle(person, arg)
             if toggled is None:
                 return
             if toggled.schedule:
-                await self.hub.schedule_changed(context, person)
+                await self.hooks.schedule_changed(context, person)
             if toggled.wording:
-                await self.hub.wording_changed(context, person)
+                await self.hooks.wording_changed(context, person)
             await self.show_settings(update, context, person)
 
     async def on_day_button(self, update: Update, context: Context, data: DayButton) -> None:
@@ -382,7 +386,7 @@ class SetupFeature:
         if person is None:
             return
         pressed = pressed_message(update)
-        if not context.services.setup.on_panel(person, pressed.message_id if pressed else None):
+        if not self.flow.on_panel(person, pressed.message_id if pressed else None):
             # An older copy of the days (a panel left in the chat): it flips nothing.
             await strip_buttons(pressed)
             await say(context, person.chat_id, context.tx("fallback.earlier_button"), person=person)
@@ -390,10 +394,10 @@ class SetupFeature:
             await self._panel(update, context, person, text, rows, fresh=True)
             return
         if data.value == "done":
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
             await self.show_settings(update, context, person)
-        elif await context.services.setup.toggle_day(person, data.value):
-            await self.hub.schedule_changed(context, person)  # "Done" may never be pressed
+        elif await self.flow.toggle_day(person, data.value):
+            await self.hooks.schedule_changed(context, person)  # "Done" may never be pressed
             await self._show_days(update, context, person)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
@@ -424,14 +428,14 @@ class SetupFeature:
                 return
             lead, done = tx("settings.country_changed", country=name), "country"
         elif isinstance(outcome, ZoneSet):
-            await self.hub.schedule_changed(context, person)  # before any reply that could fail
+            await self.hooks.schedule_changed(context, person)  # before any reply that could fail
             label = geo.zone_label(outcome.zone, context.language, country=person.profile.country)
             if mode == ONBOARDING:
                 text = tx("setup.timezone_set", timezone=label)
                 await replace_or_say(context, update, text, person=person)
             lead, done = tx("settings.zone_changed", timezone=label), "timezone"
         else:
-            await self.hub.schedule_changed(context, person)  # before any reply that could fail
+            await self.hooks.schedule_changed(context, person)  # before any reply that could fail
             shown = local_format.hh_mm(outcome.daily_time, context.formats)
             if mode == ONBOARDING:
                 key = "setup.time_set_paused" if outcome.paused else "setup.time_set"

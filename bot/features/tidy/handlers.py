@@ -63,7 +63,7 @@ class TidyFeature:
         person_id = services.people.person_id(user.id)
         message_id = query.message.message_id
         if value == "keep":
-            await services.discretion.keep(person_id, message_id)
+            await context.offers.discretion.keep(person_id, message_id)
             remove = TidyButton("remove").encode()
             rows = [[(context.tx("discretion.btn_remove_file"), remove)]]
             try:
@@ -72,14 +72,14 @@ class TidyFeature:
                 log.debug("keep: buttons unchanged: %s", type(exc).__name__)
             return
         await delete_quietly(context, query.message.chat.id, [message_id])
-        await services.discretion.keep(person_id, message_id)
+        await context.offers.discretion.keep(person_id, message_id)
         await services.ledger.forget(person_id, [message_id])
 
     async def sweep(self, context: Context) -> None:
         """Messages due to remove themselves (an export in discreet mode), restarts or not."""
         services = context.services
         try:
-            due = await services.discretion.due_removals()
+            due = await context.offers.discretion.due_removals()
         except Exception as exc:
             log.warning("self-removal sweep failed: %s", type(exc).__name__)
             return
@@ -89,7 +89,7 @@ class TidyFeature:
                 if person is not None:
                     await delete_quietly(context, person.chat_id, [message_id])
                     await services.ledger.forget(person_id, [message_id])
-                await services.discretion.keep(person_id, message_id)
+                await context.offers.discretion.keep(person_id, message_id)
             except Exception as exc:
                 log.warning("self-removal failed: %s", type(exc).__name__)
 
@@ -116,7 +116,7 @@ def export_caption(context: Context, person: Person, caption: str) -> str:
 async def remove_later(context: Context, person: Person, message: Message) -> None:
     """In discreet mode an export goes by itself after a few minutes unless kept."""
     if person.profile.discreet:
-        await context.services.discretion.remove_later(
+        await context.offers.discretion.remove_later(
             person.person_id, message.message_id, EXPORT_LIFETIME
         )
 
@@ -125,7 +125,7 @@ async def remove_soon(context: Context, person: Person, message: Message | None)
     """A confirmation ("Cleared", "Deleted") that goes by itself once read: it would say
     what was done to anyone who picks up the phone."""
     if message is not None:
-        await context.services.discretion.remove_later(
+        await context.offers.discretion.remove_later(
             person.person_id, message.message_id, CONFIRMATION_LIFETIME
         )
 

@@ -9,6 +9,7 @@ read by one repeating job (`JOB_NAME`): see bot/features/urge/service.py.
 
 from __future__ import annotations
 
+import functools
 import logging
 from datetime import timedelta
 
@@ -18,7 +19,9 @@ from telegram.error import Forbidden, TelegramError
 from bot.content.phrases import PULL_BACK
 from bot.content.urge_texts import surf_steps
 from bot.features.discretion.service import CONFIRMATION_LIFETIME, CoverHolds
+from bot.features.urge.build import build
 from bot.features.urge.callbacks import UrgeAction, UrgeButton
+from bot.features.urge.export_parts import export_parts
 from bot.features.urge.service import UrgeService, zone_of
 from bot.features.urge.state import UrgeState, urge_state
 from bot.features.urge.views import (
@@ -61,18 +64,18 @@ TICK = timedelta(seconds=15)
 
 
 class UrgeFeature:
-    def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
-
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        # The safety plan's answers (the worksheets feature's) name the people to reach.
+        urges = build(hub.services, hub.offers.worksheet_answers)
+        hub.offers.urges = urges
+        hub.hooks.export_parts.append(functools.partial(export_parts, urges))
         hub.command("urge", self.urge_command)
         hub.command("reasons", self.reasons_command)
         hub.router.on_callback(UrgeButton, self.on_button)
         hub.router.on_state(UrgeState, self.on_text, own_words=True)
         hub.router.on_idle_text(self.on_idle_text)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
-        hub.settings_rows.append(self.settings_rows)
+        hub.hooks.settings_rows.append(self.settings_rows)
 
     async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
         """Once the pull-back offer is turned off, /settings is where it comes back."""
@@ -296,7 +299,7 @@ class UrgeFeature:
             else:
                 held = await tell(context, person, tx("urge.draft.held"))
                 if person.profile.discreet:  # says a message is held: read, then gone
-                    await context.services.discretion.remove_later(
+                    await context.offers.discretion.remove_later(
                         person.person_id, held.message_id, CONFIRMATION_LIFETIME
                     )
                 await self._surf(context, person, state.urge_id, 0)
@@ -339,7 +342,7 @@ class UrgeFeature:
             if quoted is not None and quoted.from_user is not None and quoted.from_user.is_bot
             else None
         )
-        journal = context.services.journal
+        journal = context.offers.journal
         entry = await journal.answers(person, reply_to)
         return entry is None
 
@@ -394,7 +397,7 @@ async def _tell_parts(
 
 
 def _urges(context: Context) -> UrgeService:
-    return context.services.urges
+    return context.offers.urges
 
 
 def _in_cover(context: Context, person: Person) -> bool:

@@ -95,4 +95,4 @@ def test_the_check_in_json_send_is_the_passs_alone() -> None:
         for path in root.rglob("*.py")
         if "JsonMessageSender(" in path.read_text(encoding="utf-8")
     )
-    assert users == ["features/checkins/handlers.py"]
+    assert users == ["features/checkins/build.py"]

@@ -38,10 +38,10 @@ log = logging.getLogger(__name__)
 
 def keep_row(context: Context, message_id: int, *, journal: bool) -> list[Button]:
     tx = context.tx
-    key = "crisis_capture.btn_keep_journal" if journal else "crisis_capture.btn_keep_answer"
+    key = "crisis_held.btn_keep_journal" if journal else "crisis_held.btn_keep_answer"
     return [
         (tx(key), HeldButton(True, message_id).encode()),
-        (tx("crisis_capture.btn_drop"), HeldButton(False, message_id).encode()),
+        (tx("crisis_held.btn_drop"), HeldButton(False, message_id).encode()),
     ]
 
 
@@ -88,7 +88,7 @@ async def journal_reply(
     if person.profile.discreet:  # sealed now: the words leave the chat, as entries do
         await delete_quietly(context, person.chat_id, [message.message_id])
     row = keep_row(context, message.message_id, journal=True)
-    await add_under_reply(context, person, [row], context.tx("crisis_capture.choose"))
+    await add_under_reply(context, person, [row], context.tx("crisis_held.choose"))
     return True
 
 
@@ -119,9 +119,9 @@ class HeldWordsFeature:
         await drop_from_reply(pressed_message(update), HeldButton.PREFIX)
         held = take(person.profile, data.message_id)
         if held is None:
-            await tell(context, person, tx("crisis_capture.gone"))
+            await tell(context, person, tx("crisis_held.gone"))
             return
-        key = "crisis_capture.dropped"
+        key = "crisis_held.dropped"
         if data.keep:
             # Filed first, then let go of: a failure between leaves it held, never lost.
             key = await self._file(context, person, held)
@@ -131,10 +131,10 @@ class HeldWordsFeature:
 
     async def _file(self, context: Context, person: Person, held: Held) -> str:
         if held.journal:
-            await context.services.journal.add(person, held.prompt_id, held.message_id, held.text)
-            return "crisis_capture.kept_journal"
-        worksheet = await context.services.worksheet_flow.keep_held(person, held)
-        return "crisis_capture.kept_answer" if worksheet is not None else "crisis_capture.gone"
+            await context.offers.journal.add(person, held.prompt_id, held.message_id, held.text)
+            return "crisis_held.kept_journal"
+        worksheet = await context.offers.worksheets.keep_held(person, held)
+        return "crisis_held.kept_answer" if worksheet is not None else "crisis_held.gone"
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message

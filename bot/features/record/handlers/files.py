@@ -21,7 +21,7 @@ from bot.features.export.render import zone_of
 from bot.features.record import export as record_export
 from bot.features.record import views
 from bot.features.record.callbacks import RecordButton
-from bot.features.record.service import MAX_FILES, FileIn
+from bot.features.record.service import MAX_FILES, FileIn, RecordService
 from bot.features.record.state import AMEND_STEP, record_state
 from bot.framework.chat import (
     current_person,
@@ -41,7 +41,7 @@ DOWNLOAD_LIMIT: int = FileSizeLimit.FILESIZE_DOWNLOAD
 DOWNLOAD_LIMIT_MB = DOWNLOAD_LIMIT // 1_000_000  # PTB and Telegram count in decimal megabytes
 
 
-async def on_media(update: Update, context: Context) -> None:
+async def on_media(record: RecordService, update: Update, context: Context) -> None:
     """A file sent while an entry is being written: fetched into memory, sealed, kept
     with the entry. Anything else is left to the fallback's kind reply."""
     message = update.message
@@ -51,7 +51,7 @@ async def on_media(update: Update, context: Context) -> None:
     state = record_state(person.state) if person is not None else None
     if person is None or state is None or state.step == AMEND_STEP:
         return
-    record, tx = context.services.record, context.tx
+    tx = context.tx
     await remember(context.services, person, message)
     found = file_of(message)
     if found is None:
@@ -86,9 +86,10 @@ async def on_media(update: Update, context: Context) -> None:
     raise ApplicationHandlerStop
 
 
-async def send_files(context: Context, person: Person, entry_id: str) -> None:
+async def send_files(
+    record: RecordService, context: Context, person: Person, entry_id: str
+) -> None:
     """The entry's files, opened in memory and sent back protected, each with Hide."""
-    record = context.services.record
     entry = await record.read(person, entry_id)
     if entry is None:
         return
@@ -142,17 +143,17 @@ def file_of(message: Message) -> tuple[str, int, FileIn] | None:
     return None
 
 
-async def send_record_export(context: Context, person: Person, *, pdf: bool) -> bool:
+async def send_record_export(
+    record: RecordService, context: Context, person: Person, *, pdf: bool
+) -> bool:
     """The record as a Markdown file (or a PDF), built in memory, sent protected, with a
     button that removes it from the chat. False when there is nothing to export."""
     tx, services = context.tx, context.services
-    if not await services.record.count(person):
+    if not await record.count(person):
         return False
     now = services.clock()
     title = views.word(tx, person.profile.neutral_wording, "doc_title")
-    doc = await record_export.collect(
-        services.record, person, tx, now, context.formats, title=title
-    )
+    doc = await record_export.collect(record, person, tx, now, context.formats, title=title)
     day = now.astimezone(zone_of(person)).date()
     remove = (tx("record.btn_remove_export"), RecordButton("rmx").encode())
     limit = telegram_text.EXPORT_PART_LIMIT  # read here: one place, and tests lower it

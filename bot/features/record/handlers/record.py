@@ -18,10 +18,12 @@ from telegram.ext import MessageHandler, filters
 from bot.core.buttons import Rows
 from bot.features.export.render import zone_of
 from bot.features.record import views
+from bot.features.record.build import build
 from bot.features.record.callbacks import RecordButton
+from bot.features.record.flow import RecordFlow
 from bot.features.record.handlers.files import on_media, send_files, send_record_export
 from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
-from bot.features.record.service import AMEND, FullEntry, should_offer
+from bot.features.record.service import AMEND, FullEntry, RecordService, should_offer
 from bot.features.record.state import RecordState, record_state
 from bot.framework.chat import (
     current_person,
@@ -44,15 +46,22 @@ FILES = filters.PHOTO | filters.Document.ALL | filters.VOICE | filters.AUDIO | f
 
 
 class RecordFeature:
+    # Built at install: the record's service and the rules of writing an entry.
+    record: RecordService
+    flow: RecordFlow
+
     def __init__(self) -> None:
         self.steps = EntrySteps()
 
     def install(self, hub: Hub) -> None:
+        built = build(hub.services)
+        self.record, self.flow = built.record, built.flow
+        self.steps.use(built.record, built.flow)
         hub.command("record", self.command)
         hub.router.on_callback(RecordButton, self.on_button)
         hub.router.on_state(RecordState, self.steps.on_text, own_words=True)
         hub.router.on_edit(self.on_edit)
-        hub.settings_rows.append(self.settings_rows)
+        hub.hooks.settings_rows.append(self.settings_rows)
         # Files sent while an entry is being written; others fall through to the fallback.
         hub.handle(GROUP_TEXT, MessageHandler(filters.UpdateType.MESSAGE & FILES, self.on_media))
         # After a text was handled: the look-back offer (never beside a crisis reply).
@@ -65,7 +74,7 @@ class RecordFeature:
         hub.offers.record_export = self
 
     async def send_record_export(self, context: Context, person: Person, *, pdf: bool) -> bool:
-        return await send_record_export(context, person, pdf=pdf)
+        return await send_record_export(self.record, context, person, pdf=pdf)
 
     # --- /record ------------------------------------------------------------------------
 
@@ -79,7 +88,7 @@ class RecordFeature:
         await self.show_menu(context, person)
 
     async def show_menu(self, context: Context, person: Person) -> None:
-        record = context.services.record
+        record = self.record
         unfinished = await record.unfinished(person)
         text, rows = views.menu_view(
             context.tx,
@@ -92,7 +101,7 @@ class RecordFeature:
     async def show_list(
         self, context: Context, person: Person, offset: int, pressed: Message | None = None
     ) -> None:
-        page = await context.services.record.page(person, offset, views.PAGE_SIZE)
+        page = await self.record.page(person, offset, views.PAGE_SIZE)
         text, rows = views.list_view(context.tx, page, zone_of(person), context.formats)
         if pressed is not None:
             try:
@@ -110,10 +119,10 @@ class RecordFeature:
         message = update.edited_message
         if message is None or not text.strip():
             return False
-        return await context.services.record.edited(person, message.message_id, text.strip())
+        return await self.record.edited(person, message.message_id, text.strip())
 
     async def on_media(self, update: Update, context: Context) -> None:
-        await on_media(update, context)
+        await on_media(self.record, update, context)
 
     # --- the look-back offer ------------------------------------------------------------
 
@@ -130,7 +139,7 @@ class RecordFeature:
         person = await current_person(update, context)
         if person is None or not person.profile.onboarded:
             return
-        record = context.services.record
+        record = self.record
         writing = record_state(person.state) is not None
         if not should_offer(
             signals,
@@ -158,7 +167,7 @@ class RecordFeature:
         log.info("record look-back offered")
 
     async def settings_rows(self, context: Context, person: Person) -> Rows:
-        if not await context.services.record.count(person):
+        if not await self.record.count(person):
             return []
         return [
             views.settings_row(
@@ -175,7 +184,7 @@ class RecordFeature:
         if person is None:
             return
         pressed = pressed_message(update)
-        record, tx = context.services.record, context.tx
+        record, tx = self.record, context.tx
         action, entry_id, n = data.action, data.entry_id, data.number
         if action == "hide":
             if pressed is not None:
@@ -214,7 +223,7 @@ class RecordFeature:
         pressed: Message | None,
     ) -> None:
         """Amendments, files, deleting, exporting."""
-        record, tx = context.services.record, context.tx
+        record, tx = self.record, context.tx
         action, entry_id, n = data.action, data.entry_id, data.number
         if action == "amend":
             if not await record.exists(person, entry_id):
@@ -223,12 +232,12 @@ class RecordFeature:
             await record.move(person, RecordState(entry_id, AMEND))
             await tell(context, person, *views.amend_view(tx, entry_id))
         elif action == "amdone":
-            entry = await context.services.record_flow.amend_done(person, entry_id)
+            entry = await self.flow.amend_done(person, entry_id)
             await release(context, person, pressed)
             if entry is not None:
                 await self.show_entry(context, person, entry)
         elif action == "files":
-            await send_files(context, person, entry_id)
+            await send_files(self.record, context, person, entry_id)
         elif action in ("rmf", "keepf"):
             if action == "rmf" and n in await record.message_ids(person, entry_id):
                 await delete_and_forget(context, person, [n])
@@ -252,6 +261,6 @@ class RecordFeature:
         elif action == "delno":
             await replace_or_say(context, update, tx("record.kept"), person=person)
         elif action in ("exp", "pdf"):
-            await send_record_export(context, person, pdf=action == "pdf")
+            await send_record_export(self.record, context, person, pdf=action == "pdf")
         elif action == "rmx" and pressed is not None:
             await delete_and_forget(context, person, [pressed.message_id])

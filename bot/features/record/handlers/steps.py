@@ -19,9 +19,18 @@ from bot.features.export.render import zone_of
 from bot.features.record import views
 from bot.features.record.callbacks import RecordButton
 from bot.features.record.dates import happened_label, written_label
-from bot.features.record.flow import Ask, DayPicker, Expired, Gone, KeptAsWhat, Unclear, WhenSet
+from bot.features.record.flow import (
+    Ask,
+    DayPicker,
+    Expired,
+    Gone,
+    KeptAsWhat,
+    RecordFlow,
+    Unclear,
+    WhenSet,
+)
 from bot.features.record.handlers.files import DOWNLOAD_LIMIT_MB
-from bot.features.record.service import AMEND, STEPS, WHEN, next_step
+from bot.features.record.service import AMEND, STEPS, WHEN, RecordService, next_step
 from bot.features.record.state import RecordState, record_state
 from bot.framework.chat import delete_and_forget, keyboard, release, tell
 from bot.framework.context import Context
@@ -35,6 +44,13 @@ STEP_BUTTONS = frozenset({"new", "resume", "pause", "done", *WHEN_ACTIONS, *STEP
 
 
 class EntrySteps:
+    # Given at install (`use`): the record's service and the rules of writing an entry.
+    record: RecordService
+    flow: RecordFlow
+
+    def use(self, record: RecordService, flow: RecordFlow) -> None:
+        self.record, self.flow = record, flow
+
     # --- the question on screen ---------------------------------------------------------
 
     async def ask(
@@ -42,7 +58,7 @@ class EntrySteps:
     ) -> None:
         """Show the question of `step` and make it what typed text answers; past the last
         step, the entry is finished."""
-        record, tx = context.services.record, context.tx
+        record, tx = self.record, context.tx
         await self.leave_step(context, person)
         if step is None:
             await record.finish(person, entry_id)
@@ -96,7 +112,7 @@ class EntrySteps:
         if message is None or state is None:
             return
         tx = context.tx
-        outcome = await context.services.record_flow.typed(
+        outcome = await self.flow.typed(
             person,
             state,
             message.message_id,
@@ -145,7 +161,7 @@ class EntrySteps:
                 if "not modified" in str(exc).lower():
                     return
         sent = await tell(context, person, text, rows)
-        await context.services.record.move(
+        await self.record.move(
             person, RecordState(state.entry_id, state.step, state.question_message, sent.message_id)
         )
 
@@ -170,10 +186,10 @@ class EntrySteps:
         self, context: Context, person: Person, data: RecordButton, pressed: Message | None
     ) -> None:
         """New, Resume, Pause, Skip / Next / Continue, Done, and the "when" buttons."""
-        flow, action, entry_id = context.services.record_flow, data.action, data.entry_id
+        flow, action, entry_id = self.flow, data.action, data.entry_id
         if action == "new":
             await release(context, person, pressed)
-            await self.ask(context, person, await context.services.record.begin(person), WHEN)
+            await self.ask(context, person, await self.record.begin(person), WHEN)
         elif action == "resume":
             await release(context, person, pressed)
             to = await flow.resume(person, entry_id)
@@ -184,7 +200,7 @@ class EntrySteps:
                 await self.ask(context, person, entry_id, to.step, lead=lead)
         elif action == "pause":
             await self.leave_step(context, person)
-            await context.services.record.leave(person)
+            await self.record.leave(person)
             await tell(context, person, context.tx("record.paused"))
         elif action in WHEN_ACTIONS:
             await self._when_button(context, person, data, pressed)
@@ -200,9 +216,7 @@ class EntrySteps:
     async def _when_button(
         self, context: Context, person: Person, data: RecordButton, pressed: Message | None
     ) -> None:
-        outcome = await context.services.record_flow.when_pressed(
-            person, data.entry_id, data.action, data.number
-        )
+        outcome = await self.flow.when_pressed(person, data.entry_id, data.action, data.number)
         tx, language, entry_id = context.tx, context.formats, data.entry_id
         if outcome is None:
             return

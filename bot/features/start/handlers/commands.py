@@ -20,7 +20,7 @@ from bot.features.setup.state import ONBOARDING, SetupState
 from bot.features.start.handlers.routing import UpdateRouter, not_started
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
-from bot.framework.hub import Hub
+from bot.framework.hub import Hooks, Hub
 from bot.framework.router import Router
 from bot.people.service import Person, UnreadableDataError
 
@@ -35,16 +35,17 @@ class StartFeature:
     """/start, /settings, /guide, the error handler, and the `UpdateRouter`: the entry
     points in the numbered groups that take each button, text and edit where it belongs."""
 
+    hooks: Hooks  # given at install
+
     def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
         self.routing = UpdateRouter()
 
     @property
     def router(self) -> Router:
-        return self.hub.router
+        return self.routing.router
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        self.hooks = hub.hooks
         hub.command("start", self.start)
         hub.command("settings", self.settings)
         hub.command("guide", self.guide)
@@ -72,7 +73,7 @@ class StartFeature:
         await remember(services, person, update.effective_message)
         if not person.active or person.chat_id != chat.id:
             await services.people.update_chat(person, chat.id)
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
         if not person.profile.onboarded:
             await self._keep_for_later(context, person, payload)
             await say(context, chat.id, context.tx("start.resume_setup"), person=person)

@@ -24,7 +24,7 @@ from bot.features.discretion.service import OFFER_LIFETIME
 from bot.features.worksheets.state import worksheet_state
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
-from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Hub
+from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Commands, Hooks, Hub
 from bot.framework.router import Router
 from bot.people.held import Held
 from bot.people.service import Person
@@ -37,15 +37,13 @@ async def not_started(update: Update, context: Context) -> None:
 
 
 class UpdateRouter:
-    def __init__(self) -> None:
-        self.hub = Hub()  # replaced by the app's hub in install()
-
-    @property
-    def router(self) -> Router:
-        return self.hub.router
+    # Given at install: the routes every feature registers, the commands, the hooks.
+    router: Router
+    commands: Commands
+    hooks: Hooks
 
     def install(self, hub: Hub) -> None:
-        self.hub = hub
+        self.router, self.commands, self.hooks = hub.router, hub.commands, hub.hooks
         # Group chats get one line and nothing else.
         hub.handle(GROUP_PRIVATE_ONLY, TypeHandler(Update, self.private_only))
         hub.handle(GROUP_BUTTONS, CallbackQueryHandler(self.on_callback))
@@ -84,13 +82,13 @@ class UpdateRouter:
         if not person.active:
             # They came back by writing rather than /start: sends may resume.
             await context.services.people.update_chat(person, chat.id)
-            await self.hub.schedule_changed(context, person)
+            await self.hooks.schedule_changed(context, person)
         text = message.text.strip()
         replying = message.reply_to_message is not None and bool(text)
         if not replying and text and worksheet_state(person.state) is not None:
             # A check-in sent after the worksheet's question is the latest thing asked: the
             # first free text answers it (the journal), and the question still waits.
-            replying = await context.services.journal.answers(person, None) is not None
+            replying = await context.offers.journal.answers(person, None) is not None
         if replying:
             # An explicit reply (to a check-in) goes where it points, even mid-worksheet.
             for idle in self.router.idle:
@@ -126,10 +124,10 @@ class UpdateRouter:
         waiting = person.profile.active_worksheet in context.services.content.worksheets
         key = "fallback.worksheet_waiting" if waiting else "fallback.text"
         commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
-        known = {name for name, _ in self.hub.commands}
+        known = set(self.commands.names())
         keep = [
-            (tx("crisis_capture.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
-            (tx("crisis_capture.btn_drop"), HeldButton(False, message.message_id).encode()),
+            (tx("crisis_held.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
+            (tx("crisis_held.btn_drop"), HeldButton(False, message.message_id).encode()),
         ]
         rows = [
             keep,
@@ -138,7 +136,7 @@ class UpdateRouter:
         offer = await say(context, person.chat_id, tx(key), person=person, buttons=rows)
         if person.profile.discreet:
             for message_id in (message.message_id, offer.message_id):
-                await context.services.discretion.remove_later(
+                await context.offers.discretion.remove_later(
                     person.person_id, message_id, OFFER_LIFETIME
                 )
 

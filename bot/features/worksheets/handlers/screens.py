@@ -24,7 +24,7 @@ async def leave_step(
     context: Context, person: Person, pressed: Message | None = None, extra: Sequence[int] = ()
 ) -> None:
     """Done with the current step's messages (the flow says which go); `extra` goes too."""
-    flow = context.services.worksheet_flow
+    flow = context.offers.worksheets
     ids = [*extra, *flow.leave_step(person, pressed.message_id if pressed else None)]
     if not person.profile.discreet:
         await strip_buttons(pressed)
@@ -32,9 +32,7 @@ async def leave_step(
 
 
 async def show_list(context: Context, person: Person, lead: str = "") -> None:
-    overview = [
-        (context.local(w), r) for w, r in await context.services.worksheet_flow.overview(person)
-    ]
+    overview = [(context.local(w), r) for w, r in await context.offers.worksheets.overview(person)]
     text, buttons = views.list_view(context.tx, overview, lead)
     await tell(context, person, text, buttons)
 
@@ -43,7 +41,7 @@ async def show_question(
     context: Context, person: Person, ws: Worksheet, position: int, *, lead: str = ""
 ) -> None:
     """Send the question at `position` and make it the step that typed text answers."""
-    flow, tx = context.services.worksheet_flow, context.tx
+    flow, tx = context.offers.worksheets, context.tx
     ws = context.local(ws)
     shown_before = flow.shown_before(person, ws)
     await leave_step(context, person)
@@ -68,7 +66,7 @@ async def show_question(
 async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> None:
     tx = context.tx
     ws = context.local(ws)
-    opening = await context.services.worksheet_flow.opening(person, ws)
+    opening = await context.offers.worksheets.opening(person, ws)
     if opening.kind is Opening.NEW:
         await tell(
             context,
@@ -88,12 +86,12 @@ async def open_worksheet(context: Context, person: Person, ws: Worksheet) -> Non
 
 
 async def has_answers(context: Context, person: Person, ws: Worksheet) -> bool:
-    answers = await context.services.worksheet_flow.answers(person, ws.id)
+    answers = await context.offers.worksheets.answers(person, ws.id)
     return any(answer.parts for answer in answers.values())
 
 
 async def open_by_id(context: Context, person: Person, worksheet_id: str) -> None:
-    worksheet = context.services.worksheet_flow.get(worksheet_id)
+    worksheet = context.offers.worksheets.get(worksheet_id)
     if worksheet is None:
         await show_list(context, person, lead=context.tx("worksheets.unknown"))
         return
@@ -105,7 +103,7 @@ async def review(
 ) -> None:
     tx = context.tx
     ws = context.local(ws)
-    answers = await context.services.worksheet_flow.answers(person, ws.id)
+    answers = await context.offers.worksheets.answers(person, ws.id)
     pages = views.review_pages(tx, ws, answers)
     if page >= max(len(pages), 1):
         return

@@ -16,6 +16,7 @@ from bot.content.worksheet_model import Worksheet
 from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.held import HeldDecision
 from bot.features.worksheets import views
+from bot.features.worksheets.build import build
 from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
@@ -40,19 +41,22 @@ DEEP_LINK_PREFIX = "ws_"
 
 class WorksheetsFeature:
     def install(self, hub: Hub) -> None:
+        built = build(hub.services)
+        hub.offers.worksheets = built.flow
+        hub.offers.worksheet_answers = built.answers
         hub.command("worksheets", self.list_command)
         hub.command("resume", self.resume_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
         hub.router.on_state(WorksheetState, self.on_answer, own_words=True)
         hub.router.on_start_payload(DEEP_LINK_PREFIX, self.on_deep_link)
         hub.router.on_edit(self.on_edit)
-        hub.after_onboarding.append(self.after_onboarding)
+        hub.hooks.after_onboarding.append(self.after_onboarding)
         hub.offers.worksheet_step = self
 
     async def pause_step(self, context: Context, person: Person) -> None:
         """Leave the question on screen ("cancel", "stop"): the answers stay, /resume goes on."""
         await screens.leave_step(context, person)
-        await context.services.worksheet_flow.pause(person)
+        await context.offers.worksheets.pause(person)
 
     # --- commands ---------------------------------------------------------------------
 
@@ -66,7 +70,7 @@ class WorksheetsFeature:
         if person is None:
             return
         tx = context.tx
-        waiting = await context.services.worksheet_flow.in_progress(person)
+        waiting = await context.offers.worksheets.in_progress(person)
         active = [w for w in waiting if w.id == person.profile.active_worksheet]
         if active or len(waiting) == 1:
             await screens.open_worksheet(context, person, (active or waiting)[0])
@@ -82,7 +86,7 @@ class WorksheetsFeature:
         message = update.message
         if message is None:
             return
-        flow, tx = context.services.worksheet_flow, context.tx
+        flow, tx = context.offers.worksheets, context.tx
         decision = flow.held_decision(
             person, context.crisis, text, context.services.content.detector.covers,
             held_back=context.crisis_quiet,
@@ -104,7 +108,7 @@ class WorksheetsFeature:
                 views.continue_row(tx, outcome.worksheet, outcome.position),
             ]
             await context.offers.crisis_reply.add_under_reply(
-                context, person, rows, tx("crisis_capture.choose")
+                context, person, rows, tx("crisis_held.choose")
             )
         elif isinstance(outcome, NotKept):
             await self._offer_continue(
@@ -142,9 +146,9 @@ class WorksheetsFeature:
         text = tx("worksheets.saved") if count == 1 else tx("worksheets.saved_many", count=count)
         buttons = views.step_buttons(tx, saved.worksheet, saved.position, answered=True)
         if quiet:
-            text = f"{text}\n\n{tx('crisis_capture.quiet_line')}"
+            text = f"{text}\n\n{tx('crisis_held.quiet_line')}"
             lines = CrisisButton("more", "g").encode()
-            buttons = [*buttons, [(tx("crisis_capture.btn_lines"), lines)]]
+            buttons = [*buttons, [(tx("crisis_held.btn_lines"), lines)]]
         if step.saved_message:
             try:
                 await context.bot.edit_message_text(
@@ -161,16 +165,14 @@ class WorksheetsFeature:
     ) -> None:
         """Add Continue and Pause under the crisis reply, keeping its own buttons."""
         ours = views.continue_row(context.tx, worksheet, position)
-        key = "worksheets.saved_crisis" if saved else "crisis_capture.take_time"
+        key = "worksheets.saved_crisis" if saved else "crisis_held.take_time"
         await context.offers.crisis_reply.add_under_reply(context, person, [ours], context.tx(key))
 
     async def on_edit(self, update: Update, context: Context, person: Person, text: str) -> bool:
         message = update.edited_message
         if message is None or not text.strip():
             return False
-        return await context.services.worksheet_flow.update_part(
-            person, message.message_id, text.strip()
-        )
+        return await context.offers.worksheets.update_part(person, message.message_id, text.strip())
 
     # --- deep links and onboarding ----------------------------------------------------
 
@@ -180,7 +182,7 @@ class WorksheetsFeature:
         await screens.open_by_id(context, person, payload.removeprefix(DEEP_LINK_PREFIX))
 
     async def after_onboarding(self, update: Update, context: Context, person: Person) -> bool:
-        pending = await context.services.worksheet_flow.take_pending(person)
+        pending = await context.offers.worksheets.take_pending(person)
         if pending is None:
             return False
         await screens.open_by_id(context, person, pending.removeprefix(DEEP_LINK_PREFIX))
@@ -189,7 +191,7 @@ class WorksheetsFeature:
     # --- buttons ----------------------------------------------------------------------
 
     async def on_button(self, update: Update, context: Context, data: WorksheetButton) -> None:
-        worksheet = context.services.worksheet_flow.get(data.worksheet_id)
+        worksheet = context.offers.worksheets.get(data.worksheet_id)
         if data.worksheet_id and worksheet is None:
             return
         person = await current_person(update, context)
@@ -198,7 +200,7 @@ class WorksheetsFeature:
         if worksheet is not None:
             worksheet = context.local(worksheet)  # titles in the person's language
         pressed, tx = pressed_message(update), context.tx
-        flow = context.services.worksheet_flow
+        flow = context.offers.worksheets
         action, n = data.action, data.number
         if action in ("later", "revx", "exp", "pdf", "pause", "cpause"):
             await self._bare(context, person, action, pressed)
@@ -259,7 +261,7 @@ class WorksheetsFeature:
                 await context.offers.crisis_reply.drop_from_reply(pressed, WorksheetButton.PREFIX)
                 pressed = None
             await screens.leave_step(context, person, pressed)
-            await context.services.worksheet_flow.pause(person)
+            await context.offers.worksheets.pause(person)
             await tell(context, person, context.tx("worksheets.paused"))
 
     async def _step(
@@ -272,7 +274,7 @@ class WorksheetsFeature:
         pressed: Message | None,
     ) -> None:
         """Next, Back and Clear: only from the question the person is on."""
-        flow = context.services.worksheet_flow
+        flow = context.offers.worksheets
         if (action == "back" and position == 0) or (
             action == "clr" and position >= ws.question_count
         ):

@@ -10,7 +10,6 @@ from datetime import date
 import pytest
 from pypdf import PdfReader
 
-from bot.core.export_parts import ExportEntry
 from bot.features.export.pdf_text import (
     BODY,
     FONT,
@@ -22,15 +21,13 @@ from bot.features.export.pdf_text import (
     pdf_safe,
 )
 from bot.features.export.render import (
-    ExportAnswer,
     ExportDocument,
-    ExportSection,
-    ExportWorksheet,
     build_markdown,
     build_pdf,
     filename,
     pdf_lines,
 )
+from tests.helpers.export import document
 
 TRICKY = (
     "# not a heading",
@@ -38,34 +35,6 @@ TRICKY = (
     "Zoë — “quoted” 🌱\nsecond line\n\n\nafter blank lines",
     "ends with a newline\n",
 )
-
-
-def document(
-    answers: int = 2,
-    *,
-    parts: tuple[str, ...] = ("an answer",),
-    first: tuple[str, ...] | None = None,
-    journal: int = 0,
-) -> ExportDocument:
-    """`answers` answers of `parts` each, except the first, which has `first` if given."""
-    items = tuple(
-        ExportAnswer(f"Question {i}?", "2026-11-30", first if i == 0 and first else parts)
-        for i in range(answers)
-    )
-    entries = tuple(
-        ExportEntry("2026-11-30 08:15", "A prompt" if i % 2 else None, f"entry {i}")
-        for i in range(journal)
-    )
-    return ExportDocument(
-        title="Your notes",
-        subtitle="Exported on 2026-11-30.",
-        worksheets=(
-            ExportWorksheet("A worksheet", "Started 2026-11-29", (ExportSection("S", items),)),
-        ),
-        journal_title="Check-in replies",
-        journal=entries,
-        replaced_note="Emoji appear as their names in [brackets].",
-    )
 
 
 def parse(markdown: str) -> list[tuple[str, str]]:

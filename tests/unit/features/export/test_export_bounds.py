@@ -21,7 +21,7 @@ from bot.features.record.export import (
     markdown_parts,
     pdf_parts,
 )
-from tests.unit.features.export.test_export import document
+from tests.helpers.export import document
 
 
 def noise_jpeg(width: int, height: int) -> bytes:
