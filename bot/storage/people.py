@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 
-from bot.storage.backend import Backend, Row
+from bot.storage.backend import Backend, Dialect, Row
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,44 @@ PERSON_CHANNEL = "steady_person_changed"
 _COLUMNS = "person_id, chat_enc, profile_enc, state, active, next_due_utc, next_due_date"
 
 
+@dataclass
+class ChangeWatch:
+    """Who this process changed while the watch was open: their row written or deleted, or
+    a /forget begun (the check-in pass: only they need re-reading before their send).
+
+    Each id is noted before its write is made, so a reader that finds it here and then
+    reads the row sees the write. (The people table's other writes, in deliveries.py, are
+    the pass's own: due instants, and the deactivation after a 403.)
+
+    `complete`: every writer of the people table is this process (SQLite: the data lock
+    keeps any other out); with replicas (PostgreSQL) the others' writes are not seen here,
+    and a reader must read every row.
+    """
+
+    complete: bool
+    changed: set[str] = field(default_factory=set)
+
+
 class PeopleStore:
     def __init__(self, db: Backend) -> None:
         self.db = db
+        # Whether this process writes the people table alone (see ChangeWatch).
+        self.sole_writer = db.dialect is Dialect.SQLITE
+        self._watches: list[ChangeWatch] = []
+
+    @contextmanager
+    def watch(self) -> Iterator[ChangeWatch]:
+        """Note who changes from now until the block ends."""
+        watch = ChangeWatch(self.sole_writer)
+        self._watches.append(watch)
+        try:
+            yield watch
+        finally:
+            self._watches.remove(watch)
+
+    def _changing(self, person_id: str) -> None:
+        for watch in self._watches:
+            watch.changed.add(person_id)
 
     async def get(self, person_id: str) -> PersonRow | None:
         row = await self.db.fetch_one(
@@ -76,6 +113,7 @@ class PeopleStore:
                 sets.append(f"{column} = ?")
                 params.append(value)
         params.append(person_id)
+        self._changing(person_id)
         await self.db.execute(
             f"UPDATE people SET {', '.join(sets)} WHERE person_id = ?",  # noqa: S608 - fixed column names
             params,
@@ -89,6 +127,7 @@ class PeopleStore:
     async def delete(self, person_id: str) -> None:
         """Delete the person and (by cascade) everything of theirs, and the mark of a
         /forget under way, then scrub the WAL."""
+        self._changing(person_id)
         async with self.db.transaction() as tx:
             await tx.execute("DELETE FROM people WHERE person_id = ?", (person_id,))
             await tx.execute("DELETE FROM forgetting WHERE person_id = ?", (person_id,))
@@ -96,6 +135,7 @@ class PeopleStore:
 
     async def mark_forgetting(self, person_id: str) -> None:
         """Before the key store's delete: a /forget stopped after it is finished at start."""
+        self._changing(person_id)
         await self.db.execute(
             "INSERT INTO forgetting (person_id) VALUES (?) ON CONFLICT (person_id) DO NOTHING",
             (person_id,),

@@ -9,6 +9,10 @@ through its `BaseRequest` interface; errors are mapped to the same PTB exception
 
 Error messages carry the exception's type only: an aiohttp error's text can include the
 request URL, and the URL contains the bot token.
+
+`post_json` is the one call that does not go through aiohttp: a JSON body already encoded
+(the check-in pass's), over json_post.py's small keep-alive client, answered with the
+status and bytes for the caller to read.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import json
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 from telegram._utils.defaultvalue import DefaultValue
@@ -23,18 +28,9 @@ from telegram._utils.types import ODVInput
 from telegram.error import NetworkError, TimedOut
 from telegram.request import BaseRequest, RequestData
 
+from bot.transport.json_post import JsonPoster
+
 _JSON_HEADERS = {"Content-Type": "application/json"}
-
-
-# PTB marks RequestData final for its own API's sake; this subclass only carries bytes
-# past PTB's request wrapper (which keeps mapping Telegram's answers to its errors).
-class EncodedJson(RequestData):  # type: ignore[misc]
-    """A request body encoded as JSON by its caller (the check-in sender, which sends
-    thousands of alike messages): sent as it is, with no per-parameter encoding."""
-
-    def __init__(self, body: bytes) -> None:
-        super().__init__()
-        self.body = body
 
 
 class AiohttpRequest(BaseRequest):
@@ -53,6 +49,8 @@ class AiohttpRequest(BaseRequest):
         self._write_timeout = write_timeout  # kept for PTB's interface; see do_request
         self._pool_timeout = pool_timeout
         self._session: aiohttp.ClientSession | None = None
+        self._posters: dict[str, JsonPoster] = {}
+        self._targets: dict[str, tuple[JsonPoster, str]] = {}  # url: its poster and path
 
     @property
     def read_timeout(self) -> float | None:
@@ -69,6 +67,33 @@ class AiohttpRequest(BaseRequest):
         if self._session is not None and not self._session.closed:
             await self._session.close()
         self._session = None
+        posters, self._posters = self._posters, {}
+        self._targets.clear()
+        for poster in posters.values():
+            await poster.close()
+
+    async def post_json(self, url: str, body: bytes) -> tuple[int, bytes]:
+        """POST `body` (JSON, encoded by the caller) to `url`: Telegram's status and answer.
+        Raises `TimedOut` when the answer is late (it may have been acted on), and
+        `NetworkError` when the request could not be made or the answer not read."""
+        if self._session is None:
+            raise RuntimeError("AiohttpRequest is not initialized")
+        target = self._targets.get(url)
+        if target is None:
+            parts = urlsplit(url)
+            origin = f"{parts.scheme}://{parts.netloc}"
+            poster = self._posters.get(origin)
+            if poster is None:
+                poster = self._posters[origin] = JsonPoster(
+                    origin,
+                    connections=self._pool_size,
+                    connect_timeout=self._connect_timeout + self._pool_timeout,
+                    read_timeout=self._read_timeout,
+                    user_agent=self.USER_AGENT,
+                )
+            target = self._targets[url] = (poster, parts.path)
+        poster, path = target
+        return await poster.post(path, body)
 
     async def do_request(
         self,
@@ -100,9 +125,7 @@ class AiohttpRequest(BaseRequest):
         )
         body: Any
         headers = None
-        if isinstance(request_data, EncodedJson):
-            body, headers = request_data.body, _JSON_HEADERS
-        elif files and request_data is not None:
+        if files and request_data is not None:
             form = aiohttp.FormData()
             for name, value in request_data.json_parameters.items():
                 form.add_field(name, value)

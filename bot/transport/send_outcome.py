@@ -13,15 +13,28 @@ errors by the time an error reaches here, so any error here is final for this at
 from __future__ import annotations
 
 import enum
+import json
+import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
+from http import HTTPStatus
 from typing import Any
 
 from telegram import Bot
-from telegram.error import BadRequest, Forbidden, RetryAfter, TelegramError, TimedOut
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Conflict,
+    Forbidden,
+    InvalidToken,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+    TimedOut,
+)
 from telegram.ext import BaseRateLimiter
 
-from bot.transport.http import EncodedJson
+from bot.transport.http import AiohttpRequest
 from bot.transport.send_policy import AT_MOST_ONCE, SendStopped
 
 
@@ -84,31 +97,96 @@ async def outcome_of(answer: Awaitable[Any]) -> SendOutcome:
     return Delivered(int(message_id))
 
 
+# Telegram's answer to a send opens with the message's id (both the Bot API and the
+# emulator write it first); read straight from the bytes, the rest of the echo is never
+# decoded. Anything else is decoded whole.
+_SENT = re.compile(
+    rb'\{\s*"ok"\s*:\s*true\s*,\s*"result"\s*:\s*\{\s*"message_id"\s*:\s*(\d+)\s*[,}]'
+)
+
+
+def _decoded(payload: bytes) -> dict[str, Any] | None:
+    try:
+        data = json.loads(payload)
+    except ValueError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def message_id_of(status: int, payload: bytes) -> int:
+    """The sent message's id from Telegram's answer to sendMessage, or the PTB error that
+    answer means (the ones PTB's own request wrapper raises, read from the status, the
+    `description` and `parameters`), so the send policy retries and pauses as for any
+    other call. Messages carry Telegram's description, never the answer's bytes."""
+    if 200 <= status <= 299:
+        found = _SENT.match(payload)
+        if found is not None:
+            return int(found[1])
+        data = _decoded(payload)
+        result = None if data is None else data.get("result")
+        if not isinstance(result, dict) or not isinstance(result.get("message_id"), int):
+            raise TelegramError("Invalid server response")
+        return int(result["message_id"])
+    try:
+        message = f"{HTTPStatus(status).phrase} ({status})"
+    except ValueError:
+        message = f"Unknown HTTPError ({status})"
+    data = _decoded(payload)
+    if data is not None:
+        description = data.get("description")
+        if isinstance(description, str) and description:
+            message = description
+        parameters = data.get("parameters")
+        if isinstance(parameters, dict):
+            if migrate_to := parameters.get("migrate_to_chat_id"):
+                raise ChatMigrated(int(migrate_to))
+            if retry_after := parameters.get("retry_after"):
+                raise RetryAfter(int(retry_after))
+    if status == HTTPStatus.FORBIDDEN:
+        raise Forbidden(message)
+    if status in (HTTPStatus.NOT_FOUND, HTTPStatus.UNAUTHORIZED):
+        raise InvalidToken(message)
+    if status == HTTPStatus.BAD_REQUEST:
+        raise BadRequest(message)
+    if status == HTTPStatus.CONFLICT:
+        raise Conflict(message)
+    raise NetworkError(message)  # 5xx and the rest: retried by the policy (413 is final)
+
+
 class JsonMessageSender:
     """sendMessage with a body already encoded as JSON, through the bot's own send policy
-    (its rate limiter, 429 pauses and retries) and PTB's reading of Telegram's answers,
-    marked at most once: a timed-out message is not retried, as it may have arrived.
+    (its rate limiter, 429 pauses, 5xx retries), marked at most once: a timed-out message
+    is not retried, as it may have arrived.
 
     For a caller that sends many alike messages (the check-in pass): PTB's own path turns
-    every parameter into a `RequestParameter`, form-encodes the body and parses the echo
-    into a `Message`; this one sends bytes and reads the message id.
+    every parameter into a `RequestParameter`, form-encodes the body, goes through aiohttp's
+    client and parses the echo into a `Message`; this one posts bytes over the transport's
+    small JSON client (json_post.py) and reads the message id alone.
     """
 
     def __init__(self, bot: Bot) -> None:
-        self._request = bot.request
+        request = bot.request
+        if not isinstance(request, AiohttpRequest):
+            raise TypeError("the JSON send needs the bot's own HTTP transport (http.py)")
+        self._http = request
         self._url = f"{bot.base_url}/sendMessage"
         self._policy: BaseRateLimiter[int] | None = getattr(bot, "rate_limiter", None)
 
     async def __call__(self, chat_id: int, body: bytes) -> SendOutcome:
-        return await outcome_of(self._send(chat_id, body))
+        try:
+            return Delivered(await self._send(chat_id, body))
+        except TelegramError as exc:
+            return Undelivered(failure_of(exc), type(exc).__name__)
 
-    async def _send(self, chat_id: int, body: bytes) -> Any:
-        async def post() -> Any:
-            return await self._request.post(self._url, request_data=EncodedJson(body))
+    async def _send(self, chat_id: int, body: bytes) -> int:
+        async def post() -> Any:  # the policy's callbacks answer with PTB's JSON types
+            status, payload = await self._http.post_json(self._url, body)
+            return message_id_of(status, payload)
 
         if self._policy is None:
-            return await post()
+            return int(await post())
         # The policy reads the chat from `data` (per-chat pauses, group limits).
-        return await self._policy.process_request(
+        sent: Any = await self._policy.process_request(
             post, (), {}, "sendMessage", {"chat_id": chat_id}, AT_MOST_ONCE
         )
+        return int(sent)

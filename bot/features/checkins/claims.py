@@ -39,7 +39,7 @@ from bot.features.checkins.policy import (
     pick_prompt,
     schedule_of,
 )
-from bot.features.checkins.schedule import local_date_of
+from bot.features.checkins.schedule import DailySchedule, local_date_of
 from bot.people.service import PeopleService, open_profile
 from bot.storage.deliveries import (
     CLAIMED,
@@ -54,6 +54,9 @@ from bot.storage.deliveries import (
 )
 
 log = logging.getLogger(__name__)
+
+
+_Next = tuple[dt.datetime, dt.date] | None
 
 
 @dataclass(slots=True)
@@ -94,11 +97,23 @@ class Claimer:
         self.in_cover = in_cover
         self._batch_size = batch_size
         self._grace = grace
+        # A batch's next occurrences, by (schedule, due, date) at the batch's `now`: at a
+        # peak most people share a few of them, and finding one walks the time zone's rules.
+        self._next: dict[tuple[DailySchedule, dt.datetime, dt.date], _Next] = {}
+
+    def _following(
+        self, schedule: DailySchedule, due: dt.datetime, day: dt.date, now: dt.datetime
+    ) -> _Next:
+        key = (schedule, due, day)
+        if key not in self._next:
+            self._next[key] = following(schedule, due, day, now)
+        return self._next[key]
 
     async def batch(self, report: PassReport) -> tuple[list[Claim], bool]:
         """Claim the next batch of due rows; whether more may be due after it."""
         started = time.perf_counter()
         now = self._clock()
+        self._next.clear()  # kept for one `now` only
         claims: list[Claim] = []
         conflicts = 0
         if self.store.locks_rows:
@@ -202,7 +217,7 @@ class Claimer:
                 day = dt.date.fromisoformat(row.next_due_date)
             except ValueError:
                 day = local_date_of(due, schedule.timezone)
-            nxt = following(schedule, due, day, now)
+            nxt = self._following(schedule, due, day, now)
         if profile.cover or self.in_cover(row.person_id):
             # In cover nothing arrives unprompted: the day is skipped, not missed (a snoozed
             # one stays as sent), and the next occurrence after the cover goes out as usual.

@@ -75,6 +75,7 @@ from bot.features.checkins.policy import (
 from bot.people.service import PeopleService, open_profile
 from bot.storage.backend import Leadership, SoleLeadership
 from bot.storage.deliveries import DeliveryStore, Version
+from bot.storage.people import ChangeWatch
 from bot.transport.send_outcome import Delivered, Failure, SendOutcome
 
 # What the app and tests took from here before the split (the names' homes are policy.py).
@@ -174,6 +175,7 @@ class Dispatcher(PersonSchedule):
         self._first_buffered = 0.0
         self._unsent: list[Claim] = []
         self._rereads = _Rereads(store.current)
+        self._changes: ChangeWatch | None = None
 
     # --- ticking ------------------------------------------------------------------------
 
@@ -252,23 +254,28 @@ class Dispatcher(PersonSchedule):
                     more.clear()
                     await more.wait()
 
-        workers = [asyncio.create_task(work()) for _ in range(self._concurrency)]
-        try:
-            while self._is_running() and await self._leadership.hold():
-                claims, again = await self._claimer.batch(report)
-                queue.extend(claims)
+        # Opened before the first claim reads a row: anyone changed after their claim's
+        # read is in it.
+        with self.people.store.watch() as changes:
+            self._changes = changes
+            workers = [asyncio.create_task(work()) for _ in range(self._concurrency)]
+            try:
+                while self._is_running() and await self._leadership.hold():
+                    claims, again = await self._claimer.batch(report)
+                    queue.extend(claims)
+                    more.set()
+                    if not again:
+                        break
+                    while len(queue) > low_water:
+                        room.clear()
+                        await room.wait()
+            finally:
+                claiming = False
                 more.set()
-                if not again:
-                    break
-                while len(queue) > low_water:
-                    room.clear()
-                    await room.wait()
-        finally:
-            claiming = False
-            more.set()
-            await asyncio.gather(*workers, return_exceptions=True)
-            await self._flush(report)
-            await self._release(report)
+                await asyncio.gather(*workers, return_exceptions=True)
+                self._changes = None
+        await self._flush(report)
+        await self._release(report)
 
     async def _measure_backlog(self, report: PassReport) -> None:
         """How many are due now, and whether the send rate gets through them within the
@@ -355,7 +362,13 @@ class Dispatcher(PersonSchedule):
             log.warning("daily prompt not sent: %s (%s)", failure.value, outcome.reason)
 
     async def _still_wanted(self, claim: Claim) -> Claim | None:
-        """Re-read the person just before sending: settings win over the claim's snapshot."""
+        """Re-read the person just before sending: settings win over the claim's snapshot.
+        Only those changed since the claim need it, when this process sees every change
+        (SQLite); with replicas every row is read again."""
+        changes = self._changes
+        if changes is not None and changes.complete and claim.person_id not in changes.changed:
+            # Nothing written since the claim read the row; memory's cover is asked still.
+            return None if self._in_cover(claim.person_id) else claim
         try:
             row = await self._rereads.get(claim.person_id)
             if row is None or not row.active:

@@ -289,6 +289,7 @@ async def test_a_send_stopped_in_a_pause_is_released_and_sent_after_the_restart(
 
 
 async def test_a_storage_error_before_one_send_does_not_stop_the_pass(world: World) -> None:
+    world.people.store.sole_writer = False  # replicas: every send re-reads its row first
     for user in range(1, 6):
         await world.add(user)
     current = world.store.current
@@ -309,7 +310,9 @@ async def test_a_storage_error_before_one_send_does_not_stop_the_pass(world: Wor
 
 
 async def test_re_reads_before_sends_are_taken_together(world: World) -> None:
-    # Each send re-reads its person first; those whose turn comes at once share a query.
+    # With replicas (other processes write too) each send re-reads its person first;
+    # those whose turn comes at once share a query.
+    world.people.store.sole_writer = False
     for user in range(1, 65):
         await world.add(user)
     asked: list[int] = []
@@ -366,7 +369,53 @@ async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
     assert (await world.dispatcher().run_once()).due == 0
 
 
-async def test_a_pause_after_the_claim_stops_the_send(world: World) -> None:
+async def test_only_those_changed_since_their_claim_are_read_again(world: World) -> None:
+    # This process writes the table alone (SQLite): it knows who changed since the claim,
+    # and only they are read again before their send.
+    people = [await world.add(user) for user in range(1, 33)]
+    asked: list[str] = []
+    current = world.store.current
+
+    async def counting(ids: list[str]) -> dict[str, Version]:
+        asked.extend(ids)
+        return await current(ids)
+
+    async def pausing(claim: Claim) -> SendOutcome:
+        if not world.sent:
+            people[-1].profile.paused = True
+            await world.people.save(people[-1])
+        world.sent.append(claim)
+        return Delivered(len(world.sent))
+
+    world.store.current = counting  # type: ignore[method-assign]
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(pausing, concurrency=1).run_once()
+    assert (report.sent, report.stopped) == (31, 1)
+    assert people[-1].person_id not in {c.person_id for c in world.sent}
+    assert asked == [people[-1].person_id]
+
+
+@pytest.mark.parametrize("sole_writer", [True, False])
+async def test_a_forget_after_the_claim_stops_the_send(world: World, sole_writer: bool) -> None:
+    world.people.store.sole_writer = sole_writer
+    first = await world.add(1)
+    second = await world.add(2)
+
+    async def forgetting(claim: Claim) -> SendOutcome:
+        if not world.sent:
+            other = second if claim.person_id == first.person_id else first
+            await world.people.forget(other.person_id)
+        world.sent.append(claim)
+        return Delivered(len(world.sent))
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(forgetting, concurrency=1).run_once()
+    assert (report.due, report.sent, report.stopped) == (2, 1, 1)
+
+
+@pytest.mark.parametrize("sole_writer", [True, False])
+async def test_a_pause_after_the_claim_stops_the_send(world: World, sole_writer: bool) -> None:
+    world.people.store.sole_writer = sole_writer
     first = await world.add(1)
     second = await world.add(2)
 

@@ -1,0 +1,342 @@
+"""A small HTTP/1.1 client for one kind of call: a JSON body POSTed to the Bot API.
+
+The check-in pass sends thousands of alike messages in a row. Through aiohttp's client
+each send cost about three times the CPU of the socket work itself (its request and
+response objects, headers, cookies, timers: docs/performance.md, "Check-ins at 0.3 ms"),
+the largest share of a check-in. This client keeps a few keep-alive connections to the
+one host, writes a request it builds as bytes, and reads the answer whole: a status and
+a body, nothing else.
+
+What it does not do, because the Bot API needs none of it: redirects, cookies, proxies,
+compression, uploads, pipelining. TLS is the standard library's default context
+(certificates and host name verified). Errors are PTB's, as in http.py: `TimedOut` when
+the answer does not come within the read timeout (the connection is closed then, so a
+late answer can never be read as the next one's), `NetworkError` for anything else, with
+the failure's type only: the URL carries the bot token.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from urllib.parse import urlsplit
+
+from telegram.error import NetworkError, TimedOut
+
+# Far beyond any answer the Bot API gives to a send (a message echoed back); a peer that
+# sends more is not the Bot API, and the connection is dropped.
+_MOST_HEAD = 64 * 1024
+_MOST_BODY = 4 * 1024 * 1024
+
+
+class _Answer:
+    """One response as it arrives: the head, then the body by length, by chunks, or up to
+    the end of the connection."""
+
+    status: int
+    keep_alive: bool
+    length: int | None  # Content-Length
+    chunked: bool
+    body_at: int  # where the body starts in the buffer, once the head is read
+
+    def __init__(self) -> None:
+        self.reset()
+
+    def reset(self) -> None:
+        self.status, self.keep_alive, self.length, self.chunked, self.body_at = (
+            0,
+            True,
+            None,
+            False,
+            -1,
+        )
+
+
+def _header(lowered: bytes, name: bytes) -> bytes | None:
+    """A header's value in a head already lowered (no space before the colon: RFC 9112)."""
+    at = lowered.find(b"\r\n" + name + b":")
+    if at < 0:
+        return None
+    start = at + len(name) + 3
+    end = lowered.find(b"\r\n", start)
+    return lowered[start : end if end >= 0 else len(lowered)].strip()
+
+
+def _head(answer: _Answer, head: bytes) -> None:
+    if not head.startswith(b"HTTP/1.") or head[8:9] != b" ":
+        raise ValueError("not an HTTP/1 answer")
+    answer.status = int(head[9:12])
+    answer.keep_alive = head[7:8] != b"0"  # HTTP/1.0 closes unless it says otherwise
+    lowered = head.lower()
+    connection = _header(lowered, b"connection")
+    if connection is not None:
+        if b"close" in connection:
+            answer.keep_alive = False
+        elif b"keep-alive" in connection:
+            answer.keep_alive = True
+    encoding = _header(lowered, b"transfer-encoding")
+    if encoding is not None and encoding.endswith(b"chunked"):
+        answer.chunked = True
+        return
+    length = _header(lowered, b"content-length")
+    if length is not None:
+        answer.length = int(length)
+        if answer.length < 0 or answer.length > _MOST_BODY:
+            raise ValueError("a body length out of bounds")
+    elif answer.status not in (204, 304):
+        answer.keep_alive = False  # the body runs to the end of the connection
+
+
+def _unchunk(data: bytes | bytearray, start: int) -> tuple[bytes, int] | None:
+    """The body and where it ends, once every chunk and the last one have arrived."""
+    parts: list[bytes] = []
+    at = start
+    while True:
+        line_end = data.find(b"\r\n", at)
+        if line_end < 0:
+            return None
+        size = int(bytes(data[at:line_end]).split(b";")[0].strip(), 16)
+        at = line_end + 2
+        if size == 0:
+            # Trailers (never sent by the Bot API), then the blank line.
+            end = data.find(b"\r\n\r\n", at - 2)
+            return (b"".join(parts), end + 4) if end >= 0 else None
+        if len(data) < at + size + 2:
+            return None
+        parts.append(bytes(data[at : at + size]))
+        at += size + 2
+        if at - start > _MOST_BODY:
+            raise ValueError("a chunked body out of bounds")
+
+
+class _Connection(asyncio.Protocol):
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.closed = False
+        self._buffer = bytearray()
+        self._answer: _Answer | None = None
+        self._waiter: asyncio.Future[tuple[int, bytes, bool]] | None = None
+        self._timer: asyncio.TimerHandle | None = None
+        self._eof = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        if not isinstance(transport, asyncio.Transport):  # a stream socket's always is
+            transport.close()
+            return
+        self.transport = transport
+
+    def send(
+        self, request: bytes, read_timeout: float | None
+    ) -> asyncio.Future[tuple[int, bytes, bool]]:
+        """Write `request`; the future is its answer, or `TimedOut` after `read_timeout`
+        (one timer on the loop: asyncio.timeout's context cost a tenth of a check-in)."""
+        if self.closed or self.transport is None or self._buffer:
+            raise NetworkError("the connection closed")
+        loop = asyncio.get_running_loop()
+        waiter = self._waiter = loop.create_future()
+        self._answer = _Answer()
+        if read_timeout is not None:
+            self._timer = loop.call_later(read_timeout, self._late)
+        self.transport.write(request)
+        return waiter
+
+    def _late(self) -> None:
+        self._timer = None
+        # The answer may still come: on this connection it must never be read as another's.
+        self.close()
+        self._fail(TimedOut())
+
+    def data_received(self, data: bytes) -> None:
+        self._buffer += data
+        if self._waiter is None:
+            self.close()  # nothing was asked: not the Bot API's way
+            return
+        self._read()
+
+    def eof_received(self) -> bool:
+        self._eof = True
+        self._read()
+        return False  # the transport closes itself
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closed = True
+        self._fail(NetworkError("the connection closed before the answer"))
+
+    def close(self) -> None:
+        self.closed = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def _fail(self, exc: Exception) -> None:
+        self._stop_timer()
+        waiter, self._waiter = self._waiter, None
+        if waiter is not None and not waiter.done():
+            waiter.set_exception(exc)
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    def _read(self) -> None:
+        answer, waiter = self._answer, self._waiter
+        if answer is None or waiter is None:
+            return
+        try:
+            found = self._parse(answer)
+        except (ValueError, IndexError) as exc:
+            self.close()
+            self._fail(NetworkError(f"not an HTTP answer: {type(exc).__name__}"))
+            return
+        if found is None:
+            if self._eof:
+                self._fail(NetworkError("the connection closed before the answer"))
+            return
+        self._stop_timer()
+        body, end = found
+        leftover = len(self._buffer) > end
+        del self._buffer[:end]
+        self._answer = self._waiter = None
+        keep = answer.keep_alive and not leftover and not self._eof
+        if not keep:
+            self.close()
+        if not waiter.done():
+            waiter.set_result((answer.status, body, keep))
+
+    def _parse(self, answer: _Answer) -> tuple[bytes, int] | None:
+        data = self._buffer
+        while answer.body_at < 0:
+            head_end = data.find(b"\r\n\r\n")
+            if head_end < 0:
+                if len(data) > _MOST_HEAD:
+                    raise ValueError("a head out of bounds")
+                return None
+            _head(answer, bytes(data[:head_end]))
+            if 100 <= answer.status < 200:  # an interim answer: the real one follows
+                del data[: head_end + 4]
+                answer.reset()
+                continue
+            answer.body_at = head_end + 4
+        start = answer.body_at
+        if answer.chunked:
+            return _unchunk(data, start)
+        if answer.length is not None:
+            end = start + answer.length
+            return (bytes(data[start:end]), end) if len(data) >= end else None
+        if answer.status in (204, 304):
+            return b"", start
+        if len(data) - start > _MOST_BODY:
+            raise ValueError("a body out of bounds")
+        return (bytes(data[start:]), len(data)) if self._eof else None
+
+
+class JsonPoster:
+    """POSTs to one origin (`https://host[:port]`) over at most `connections` keep-alive
+    connections at once; callers beyond that wait for one (within the connect timeout)."""
+
+    def __init__(
+        self,
+        origin: str,
+        *,
+        connections: int,
+        connect_timeout: float | None,
+        read_timeout: float | None,
+        user_agent: str,
+    ) -> None:
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("an http or https origin is needed")
+        self._host = parts.hostname
+        self._tls = parts.scheme == "https"
+        self._port = parts.port or (443 if self._tls else 80)
+        default = 443 if self._tls else 80
+        host = f"[{self._host}]" if ":" in self._host else self._host
+        authority = host if self._port == default else f"{host}:{self._port}"
+        self._headers = (
+            f"Host: {authority}\r\nUser-Agent: {user_agent}\r\n"
+            "Content-Type: application/json\r\nContent-Length: "
+        ).encode("ascii")
+        self._connect_timeout = connect_timeout
+        self._read_timeout = read_timeout
+        self._slots = asyncio.Semaphore(connections)
+        self._idle: list[_Connection] = []
+        self._busy: set[_Connection] = set()
+        self._ssl = ssl.create_default_context() if self._tls else None
+
+    async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
+        """The status and body of Telegram's answer to POST `path` with JSON `body`."""
+        request = b"".join(
+            (
+                b"POST ",
+                path.encode("ascii"),
+                b" HTTP/1.1\r\n",
+                self._headers,
+                str(len(body)).encode("ascii"),
+                b"\r\n\r\n",
+                body,
+            )
+        )
+        connection = await self._take()
+        self._busy.add(connection)
+        try:
+            status, payload, keep = await connection.send(request, self._read_timeout)
+        except BaseException:
+            # A cancellation or a broken answer: an answer could still arrive on this
+            # connection, and it must never be read as another send's.
+            connection.close()
+            raise
+        finally:
+            self._busy.discard(connection)
+            self._slots.release()
+        if keep and not connection.closed:
+            self._idle.append(connection)
+        return status, payload
+
+    async def _take(self) -> _Connection:
+        """A slot and a connection, waiting for either within the connect timeout. Past
+        it nothing was written: a NetworkError (retried), not a timeout that may have
+        delivered. (No timeout is set up when neither needs waiting for.)"""
+        deadline = None
+        if self._connect_timeout is not None:
+            deadline = asyncio.get_running_loop().time() + self._connect_timeout
+        if self._slots.locked():
+            try:
+                async with asyncio.timeout_at(deadline):
+                    await self._slots.acquire()
+            except TimeoutError as exc:
+                raise NetworkError("no free connection in time") from exc
+        else:
+            await self._slots.acquire()  # free: returns at once
+        try:
+            while self._idle:
+                connection = self._idle.pop()  # the most recently used: the least likely stale
+                if not connection.closed:
+                    return connection
+            async with asyncio.timeout_at(deadline):
+                return await self._open()
+        except BaseException as exc:
+            self._slots.release()
+            if isinstance(exc, TimeoutError):
+                raise NetworkError("no connection in time") from exc
+            raise
+
+    async def _open(self) -> _Connection:
+        loop = asyncio.get_running_loop()
+        try:
+            _, connection = await loop.create_connection(
+                _Connection,
+                self._host,
+                self._port,
+                ssl=self._ssl,
+                server_hostname=self._host if self._ssl is not None else None,
+            )
+        except OSError as exc:  # ssl.SSLError included
+            raise NetworkError(f"connect failed: {type(exc).__name__}") from exc
+        return connection
+
+    async def close(self) -> None:
+        for connection in (*self._idle, *self._busy):
+            connection.close()
+        self._idle.clear()
+        self._busy.clear()
+        await asyncio.sleep(0)  # let the transports finish closing
