@@ -242,7 +242,10 @@ class JsonPoster:
         connect_timeout: float | None,
         read_timeout: float | None,
         user_agent: str,
+        ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """`ssl_context` is for tests that trust their own CA; left out, an https origin
+        is verified against the system's certificates."""
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("an http or https origin is needed")
@@ -261,7 +264,7 @@ class JsonPoster:
         self._slots = asyncio.Semaphore(connections)
         self._idle: list[_Connection] = []
         self._busy: set[_Connection] = set()
-        self._ssl = ssl.create_default_context() if self._tls else None
+        self._ssl = (ssl_context or ssl.create_default_context()) if self._tls else None
 
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         """The status and body of Telegram's answer to POST `path` with JSON `body`."""
