@@ -282,6 +282,7 @@ def build_application(base: Foundation, *, throttle: bool = True, backoff: float
     hub = Hub(app.bot_data.offers)
     for feature in features:
         feature.install(hub)
+    services.people.know_records(hub.records)
     wire_processor(processor, hub, app, services)
     # Polling: each fetched update screened before the batch is parsed (bot/intake.py).
     main_bot.screen_with(processor.screen_raw, processor.screen)

@@ -22,6 +22,7 @@ from bot.framework.context import Context, Services
 from bot.framework.offers import Offers
 from bot.framework.router import Router
 from bot.matching.crisis import CrisisMatch
+from bot.people.profile import Record, check_record
 from bot.people.service import Person
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -97,6 +98,14 @@ class Hub:
         # Extra button rows for the /settings menu (daily prompts: skip today, snooze).
         self.settings_rows: list[RowsHook] = []
         self._wording_changed: list[ScheduleHook] = []
+        # The feature's own records in the sealed profile (bot/people/profile.py).
+        self.records: list[type[Record]] = []
+
+    def profile_record(self, kind: type[Record]) -> None:
+        """A record of the feature's own settings in the person's profile: each save then
+        writes it in its part, moved out of the flat layout if it was still there."""
+        check_record(kind, self.records)
+        self.records.append(kind)
 
     def handle(self, group: int, handler: Handler) -> None:
         """A PTB handler in one of the groups above (commands go through `command`)."""

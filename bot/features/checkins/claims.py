@@ -39,7 +39,10 @@ from bot.features.checkins.policy import (
     pick_prompt,
     schedule_of,
 )
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import local_date_of
+from bot.features.discretion.prefs import DiscretionPrefs
+from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.deliveries import (
     CLAIMED,
@@ -192,7 +195,7 @@ class Claimer:
             due=due,
             now=now,
             local_date=row.next_due_date,
-            skip_date=profile.skip_date,
+            skip_date=profile.part(CheckinPrefs).skip_date,
             existing=existing,
             grace=self._grace,
         )
@@ -203,13 +206,13 @@ class Claimer:
             except ValueError:
                 day = local_date_of(due, schedule.timezone)
             nxt = following(schedule, due, day, now)
-        if profile.cover or self.in_cover(row.person_id):
+        if profile.part(DiscretionPrefs).cover or self.in_cover(row.person_id):
             # In cover nothing arrives unprompted: the day is skipped, not missed (a snoozed
             # one stays as sent), and the next occurrence after the cover goes out as usual.
             action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)
         plan = _Plan(row, action, existing, nxt, None, chat_id, profile.neutral_wording)
         plan.silent = profile.silent
-        plan.count_line = profile.nocontact_in_checkin
+        plan.count_line = profile.part(NoContactPrefs).nocontact_in_checkin
         plan.language = profile.language
         plan.country = profile.country
         if action is Action.SEND:

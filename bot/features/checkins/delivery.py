@@ -72,6 +72,9 @@ from bot.features.checkins.policy import (
     rate_for,
     schedule_of,
 )
+from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.discretion.prefs import DiscretionPrefs
+from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.backend import Leadership, SoleLeadership
 from bot.storage.deliveries import DeliveryStore, Version
@@ -372,16 +375,16 @@ class Dispatcher(PersonSchedule):
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
             return None
-        if schedule_of(profile) is None or profile.skip_date == claim.local_date:
+        if schedule_of(profile) is None or profile.part(CheckinPrefs).skip_date == claim.local_date:
             return None
-        if profile.cover or self._in_cover(claim.person_id):
+        if profile.part(DiscretionPrefs).cover or self._in_cover(claim.person_id):
             return None
         return dataclasses.replace(
             claim,
             chat_id=chat_id,
             neutral=profile.neutral_wording,
             silent=profile.silent,
-            count_line=profile.nocontact_in_checkin,
+            count_line=profile.part(NoContactPrefs).nocontact_in_checkin,
             language=profile.language,
         )
 

@@ -22,9 +22,11 @@ from bot.core import local_format
 from bot.core.buttons import Rows
 from bot.core.callbacks import DailyButton, JournalButton, UndoButton
 from bot.features.checkins.policy import PROMPT_OUT, TICK, Sender, Snooze, schedule_of
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import is_valid_timezone
 from bot.features.checkins.sender import CheckinSender, CountDay
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
+from bot.features.progress.prefs import NoContactPrefs
 from bot.framework.chat import (
     Button,
     command_person,
@@ -74,6 +76,7 @@ class DailyFeature:
         self.hub = Hub()  # replaced by the app's hub in install()
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(CheckinPrefs)
         self.hub = hub
         hub.command("journal", self.show_journal)
         hub.command("checkin", self.checkin_command)
@@ -139,7 +142,7 @@ class DailyFeature:
             await context.services.dispatcher.unskip(person)
             await say(context, person.chat_id, tx("daily.unskipped"), person=person)
         elif action == "pause":
-            person.profile.paused = True
+            person.profile.part(CheckinPrefs).paused = True
             await self._schedule_changed(context, person)
             if not from_settings:
                 await _drop_buttons(update)
@@ -166,7 +169,7 @@ class DailyFeature:
             return
         tx = context.tx
         text = prompt_text(tx, prompt, neutral=True, shown=True)
-        if person.profile.nocontact_in_checkin:
+        if person.profile.part(NoContactPrefs).nocontact_in_checkin:
             # On screen now, opened by the person: the count may show.
             count = await context.services.urges.checkin_day(person)
             if count is not None:
@@ -191,8 +194,8 @@ class DailyFeature:
 
     async def _resume(self, update: Update, context: Context, person: Person) -> None:
         tx = context.tx
-        p = person.profile
-        if p.daily_time is None or p.timezone is None:
+        p = person.profile.part(CheckinPrefs)
+        if p.daily_time is None or person.profile.timezone is None:
             await say(context, person.chat_id, tx("daily.resume_needs_time"), person=person)
             return
         p.paused = False
@@ -213,7 +216,7 @@ class DailyFeature:
         tx = context.tx
         today = context.services.dispatcher.today(person)
         record = await context.services.dispatcher.record(person.person_id, today)
-        if person.profile.skip_date == today:
+        if person.profile.part(CheckinPrefs).skip_date == today:
             unskip = DailyButton("unskip", from_settings=True).encode()
             return [[(tx("daily.btn_unskip_settings"), unskip)]] if record is None else []
         if record is None:

@@ -26,7 +26,9 @@ from bot.content.conversation import LEAVING, Intent, wordless
 from bot.core.buttons import Rows
 from bot.core.callbacks import MenuButton, StopButton
 from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, WorksheetState, decode_state
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.conversation.views import carry_on_buttons, menu_view, stop_view
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_FALLBACK, GROUP_WORDS, Hub
@@ -145,7 +147,10 @@ class ConversationFeature:
     ) -> tuple[str, Rows]:
         tx = context.tx
         state = decode_state(person.state)
-        waiting_ws = person.profile.active_worksheet in context.services.content.worksheets
+        waiting_ws = (
+            person.profile.part(WorksheetPrefs).active_worksheet
+            in context.services.content.worksheets
+        )
         waiting = ""
         if state is not None:
             waiting = tx("conversation.menu_waiting_step")
@@ -163,8 +168,8 @@ class ConversationFeature:
         )
 
     async def _offer_stop(self, context: Context, person: Person, *, lead: str) -> None:
-        p = person.profile
-        on = p.onboarded and p.daily_enabled and p.daily_time is not None
+        p = person.profile.part(CheckinPrefs)
+        on = person.profile.onboarded and p.daily_enabled and p.daily_time is not None
         offer = stop_view(context.tx, lead=lead, on=on, paused=on and p.paused)
         if offer is None:
             lead = "\n\n".join(x for x in (lead, context.tx("conversation.stop_nothing")) if x)
@@ -209,8 +214,8 @@ class ConversationFeature:
             return
         tx = context.tx
         if data.value == "end":
-            person.profile.daily_enabled = False
-            person.profile.paused = False
+            person.profile.part(CheckinPrefs).daily_enabled = False
+            person.profile.part(CheckinPrefs).paused = False
             await context.services.people.save(person)
             await self.hub.schedule_changed(context, person)
             await replace_or_say(context, update, tx("conversation.ended"), person=person)

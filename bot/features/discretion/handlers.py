@@ -36,6 +36,7 @@ from bot.core.buttons import Rows
 from bot.core.callbacks import CrisisButton, DiscretionButton
 from bot.core.recent import Recent
 from bot.core.state import DiscretionState, discretion_state
+from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import Cover, decoy_language
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.framework.chat import (
@@ -108,6 +109,7 @@ class DiscretionFeature:
         self._finishing: set[asyncio.Task[None]] = set()  # wipes still retrying
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(DiscretionPrefs)
         self.hub = hub
         hub.settings_rows.append(self.settings_rows)
         hub.router.on_callback(DiscretionButton, self.on_button)
@@ -388,7 +390,9 @@ class DiscretionFeature:
             return
         services = context.services
         tx = context.tx
-        if value == "panic" or (value == "return" and person.profile.panic_digest):
+        if value == "panic" or (
+            value == "return" and person.profile.part(DiscretionPrefs).panic_digest
+        ):
             word = "panic" if value == "panic" else "return"
             await services.people.set_state(person, DiscretionState(word).encode())
             await replace_or_say(

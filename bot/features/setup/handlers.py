@@ -34,6 +34,7 @@ from bot.core.state import (
     decode_state,
     setup_state,
 )
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.flow import (
     SETTINGS_STEPS,
     AskNext,
@@ -46,6 +47,7 @@ from bot.features.setup.flow import (
     ZoneFound,
     ZoneSet,
 )
+from bot.features.setup.prefs import SetupPrefs
 from bot.features.setup.views import (
     days_view,
     discreet_buttons,
@@ -53,6 +55,7 @@ from bot.features.setup.views import (
     question_view,
     settings_view,
 )
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.framework.chat import (
     country_name,
     current_person,
@@ -74,6 +77,7 @@ class SetupFeature:
         self.hub = Hub()  # replaced by the app's hub in install()
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(SetupPrefs)
         self.hub = hub
         hub.offers.onboarding = self
         hub.router.on_state(SETUP_PREFIX, self.on_text)
@@ -137,12 +141,13 @@ class SetupFeature:
         context.services.setup.leave_pending(person)  # saved with the panel's id below
         p = person.profile
         country = country_name(context, p.country) if p.country else None
-        waiting = p.active_worksheet in context.services.content.worksheets
+        waiting = p.part(WorksheetPrefs).active_worksheet in context.services.content.worksheets
         waiting = waiting and not isinstance(decode_state(person.state), WorksheetState)
         extra: Rows = []
         for hook in self.hub.settings_rows:
             extra += await hook(context, person)
         several = len(context.services.content.locales.codes) > 1
+        daily_time = p.part(CheckinPrefs).daily_time
         text, buttons = settings_view(
             context.tx,
             p,
@@ -151,7 +156,7 @@ class SetupFeature:
             extra=extra,
             lead=lead,
             language=endonym(context.language) if several else None,
-            time_shown=local_format.hh_mm(p.daily_time, context.formats) if p.daily_time else None,
+            time_shown=local_format.hh_mm(daily_time, context.formats) if daily_time else None,
             zone_shown=(
                 geo.zone_label(p.timezone, context.language, country=p.country)
                 if p.timezone
@@ -182,7 +187,7 @@ class SetupFeature:
             except BadRequest as exc:  # too old to edit: sent anew below
                 if "not modified" in str(exc).lower():
                     shown = pressed.message_id  # it already shows this
-        old = person.profile.settings_message
+        old = person.profile.part(SetupPrefs).settings_message
         if old and old != shown:
             await delete_and_forget(context, person, [old])
         if not shown:
@@ -393,7 +398,7 @@ class SetupFeature:
             # An older copy of the days (a panel left in the chat): it flips nothing.
             await strip_buttons(pressed)
             await say(context, person.chat_id, context.tx("fallback.earlier_button"), person=person)
-            text, rows = days_view(context.tx, person.profile.daily_days)
+            text, rows = days_view(context.tx, person.profile.part(CheckinPrefs).daily_days)
             await self._panel(update, context, person, text, rows, fresh=True)
             return
         if data.value == "done":
@@ -404,7 +409,7 @@ class SetupFeature:
             await self._show_days(update, context, person)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
-        text, rows = days_view(context.tx, person.profile.daily_days)
+        text, rows = days_view(context.tx, person.profile.part(CheckinPrefs).daily_days)
         await replace_or_say(context, update, text, person=person, buttons=rows)
 
     # --- what a change says -------------------------------------------------------------

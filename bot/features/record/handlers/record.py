@@ -22,7 +22,9 @@ from bot.features.export.render import zone_of
 from bot.features.record import views
 from bot.features.record.handlers.files import on_media, send_files, send_record_export
 from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
+from bot.features.record.prefs import RecordPrefs
 from bot.features.record.service import AMEND, FullEntry, should_offer
+from bot.features.urge.prefs import UrgePrefs
 from bot.framework.chat import (
     current_person,
     delete_and_forget,
@@ -48,6 +50,7 @@ class RecordFeature:
         self.steps = EntrySteps()
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(RecordPrefs)
         hub.command("record", self.command)
         hub.router.on_callback(RecordButton, self.on_button)
         hub.router.on_state(RECORD_PREFIX, self.steps.on_text, own_words=True)
@@ -134,13 +137,13 @@ class RecordFeature:
         writing = record_state(person.state) is not None
         if not should_offer(
             signals,
-            enabled=person.profile.record_offers,
-            offered_on=person.profile.record_offered_on,
+            enabled=person.profile.part(RecordPrefs).record_offers,
+            offered_on=person.profile.part(RecordPrefs).record_offered_on,
             today=record.today(person).isoformat(),
             crisis=False,
             writing=writing,
             has_entries=await record.has_finished(person),
-            urge_offers=person.profile.urge_offers,
+            urge_offers=person.profile.part(UrgePrefs).urge_offers,
         ):
             return
         entry = await record.pick_for_offer(person)
@@ -164,7 +167,7 @@ class RecordFeature:
             views.settings_row(
                 context.tx,
                 neutral=person.profile.neutral_wording,
-                enabled=person.profile.record_offers,
+                enabled=person.profile.part(RecordPrefs).record_offers,
             )
         ]
 

@@ -19,6 +19,7 @@ from bot.features.crisis.held import HeldDecision
 from bot.features.worksheets import views
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.framework.chat import (
     current_person,
     delete_and_forget,
@@ -39,6 +40,7 @@ DEEP_LINK_PREFIX = "ws_"
 
 class WorksheetsFeature:
     def install(self, hub: Hub) -> None:
+        hub.profile_record(WorksheetPrefs)
         hub.command("worksheets", self.list_command)
         hub.command("resume", self.resume_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
@@ -66,7 +68,9 @@ class WorksheetsFeature:
             return
         tx = context.tx
         waiting = await context.services.worksheet_flow.in_progress(person)
-        active = [w for w in waiting if w.id == person.profile.active_worksheet]
+        active = [
+            w for w in waiting if w.id == person.profile.part(WorksheetPrefs).active_worksheet
+        ]
         if active or len(waiting) == 1:
             await screens.open_worksheet(context, person, (active or waiting)[0])
         elif waiting:
