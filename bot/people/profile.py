@@ -21,8 +21,11 @@ keys leave the top. Keys no record claims (a removed feature's, a part no featur
 any more, a field a record dropped) are written back as they were; /forget still erases
 them all, since all of it is sealed with the person's key.
 
-A part is decoded only when asked for (`part`), so a reader that needs two records (a
-check-in pass) does not build the other six.
+A part is decoded only when asked for (`part`), so a reader that needs three records (a
+check-in pass) does not build the other five. Readers that handle an unreadable row name
+the records they use when opening it (`open_profile(..., reading=...)`; PeopleService reads
+every registered one), so a record that does not decode is an unreadable row there, as a
+bad field was before records, and not a failure at its first use.
 """
 
 from __future__ import annotations

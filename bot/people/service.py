@@ -6,7 +6,7 @@ import asyncio
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -29,9 +29,19 @@ CHAT_SLOT = "chat_id"
 _CIPHER_CACHE_SIZE = 20_000
 
 
-def open_profile(cipher: PersonCipher, profile_enc: bytes, chat_enc: bytes) -> tuple[Profile, int]:
-    """A person's sealed settings and chat id, opened (the one place that decodes them)."""
+def open_profile(
+    cipher: PersonCipher,
+    profile_enc: bytes,
+    chat_enc: bytes,
+    *,
+    reading: Iterable[type[Record]] = (),
+) -> tuple[Profile, int]:
+    """A person's sealed settings and chat id, opened (the one place that decodes them).
+    `reading`: the records the caller will use, decoded now, so that one which does not
+    decode fails here, where an unreadable row is handled, and not at its first use."""
     profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, profile_enc))
+    for kind in reading:
+        profile.part(kind)
     return profile, int(cipher.open_text(CHAT_SLOT, chat_enc))
 
 
@@ -151,7 +161,9 @@ class PeopleService:
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
-        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+        # Every record decoded here: one that does not decode makes the row unreadable
+        # (offered erasure) rather than failing a handler later. One person: cheap.
+        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=self.records)
         anchored = self.keys.anchored_version(row.person_id)
         if profile.revision < anchored:
             log.warning(

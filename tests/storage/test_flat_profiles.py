@@ -5,6 +5,7 @@ also after a restart, when the anchors come back from the key store."""
 
 from __future__ import annotations
 
+import json
 import os
 from datetime import UTC, datetime
 
@@ -12,9 +13,17 @@ import pytest
 
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
+from bot.features.checkins.prefs import READS
 from bot.people.profile import PARTS
 from bot.people.row_versions import reanchor
-from bot.people.service import PROFILE_SLOT, PeopleService, Person, RolledBackError
+from bot.people.service import (
+    PROFILE_SLOT,
+    PeopleService,
+    Person,
+    RolledBackError,
+    UnreadableDataError,
+    open_profile,
+)
 from bot.storage.backend import Backend
 from bot.storage.engines import open_data_database
 from bot.storage.journal import JournalStore
@@ -119,5 +128,27 @@ async def test_a_flat_row_opens_is_rewritten_and_its_old_copy_is_refused(
         back = await world.people.load(USER)
         assert back is not None
         assert_as_flat_row(back, revision=5)
+    finally:
+        await world.close()
+
+
+async def test_a_record_that_does_not_decode_makes_the_row_unreadable(targets: Targets) -> None:
+    """Records are decoded as the row opens (every one for a loaded person, the pass's own
+    at a claim), so a bad one is an unreadable row (erasure offered, prompts stop), as a
+    bad field was before records, and not a failure at its first use."""
+    world = await open_all(targets, MasterKey(os.urandom(32)))
+    try:
+        person = await world.people.create(USER, 99, "")
+        raw = stored(FLAT_ROW)
+        raw["daily_days"] = ["not a day"]
+        await world.put_back(person, json.dumps(raw))
+        with pytest.raises(UnreadableDataError):
+            await world.people.load(USER)
+        row = await world.people.store.get(person.person_id)
+        assert row is not None
+        with pytest.raises(ValueError, match="not a day"):
+            open_profile(person.cipher, row.profile_enc, row.chat_enc, reading=READS)
+        profile, _ = open_profile(person.cipher, row.profile_enc, row.chat_enc)
+        assert profile.country == "ES"  # the rest is there; only that record does not open
     finally:
         await world.close()

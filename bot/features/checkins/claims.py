@@ -39,7 +39,7 @@ from bot.features.checkins.policy import (
     pick_prompt,
     schedule_of,
 )
-from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.checkins.prefs import READS, CheckinPrefs
 from bot.features.checkins.schedule import local_date_of
 from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.progress.prefs import NoContactPrefs
@@ -185,7 +185,7 @@ class Claimer:
         if cipher is None:
             return stop  # no key: the person is being forgotten
         try:
-            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=READS)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
             return stop

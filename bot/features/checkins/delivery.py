@@ -72,7 +72,7 @@ from bot.features.checkins.policy import (
     rate_for,
     schedule_of,
 )
-from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.checkins.prefs import READS, CheckinPrefs
 from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
@@ -371,7 +371,7 @@ class Dispatcher(PersonSchedule):
                 # nonce): schedule, skip and cover were checked then; memory's cover is not.
                 # Decrypting again was a twentieth of a prompt's CPU (docs/performance.md).
                 return None if self._in_cover(claim.person_id) else claim
-            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=READS)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
             return None

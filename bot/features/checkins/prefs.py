@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from bot.features.discretion.prefs import DiscretionPrefs
+from bot.features.progress.prefs import NoContactPrefs
 from bot.people.profile import Record
 
 ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
@@ -30,3 +32,8 @@ class CheckinPrefs(Record):
         if "daily_days" in values:  # JSON has no tuples
             values["daily_days"] = tuple(int(d) for d in values["daily_days"])
         return super().decode(values)
+
+
+# What the check-in pass reads of a profile (the claim, the re-read before the send):
+# decoded as the row is opened, the others never.
+READS: tuple[type[Record], ...] = (CheckinPrefs, DiscretionPrefs, NoContactPrefs)

@@ -405,9 +405,9 @@ async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
     opened: list[str] = []
     real = delivery.open_profile
 
-    def counting(cipher: Any, profile_enc: bytes, chat_enc: bytes) -> Any:
+    def counting(cipher: Any, profile_enc: bytes, chat_enc: bytes, **reading: Any) -> Any:
         opened.append("open")
-        return real(cipher, profile_enc, chat_enc)
+        return real(cipher, profile_enc, chat_enc, **reading)
 
     monkeypatch.setattr(claims, "open_profile", counting)  # at the claim
     monkeypatch.setattr(delivery, "open_profile", counting)  # before the send
