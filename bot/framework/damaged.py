@@ -10,12 +10,31 @@ import logging
 
 from telegram import Update
 
-from bot.core.callbacks import DamagedButton
+from bot.core.callbacks import Choice
 from bot.framework.chat import current_person, replace_or_say, say
 from bot.framework.context import Context
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
+
+
+class DamagedButton(
+    Choice, prefix="dmg", pattern=r"(?:erase|keep):(?:a:[0-9]{1,12}|j:[0-9a-f]{24})"
+):
+    """`dmg:erase|keep:a:<message id>` (a worksheet answer's part) or `...:j:<entry id>`
+    (a journal entry): one row that no longer opens, erased or left as it is."""
+
+    @property
+    def erase(self) -> bool:
+        return self.value.startswith("erase:")
+
+    @property
+    def kind(self) -> str:
+        return self.value.split(":")[1]
+
+    @property
+    def key(self) -> str:
+        return self.value.split(":")[2]
 
 
 async def offer_damaged(context: Context, person: Person) -> None:

@@ -3,7 +3,9 @@
 Features register their routes when they install; the update router
 (bot/features/start/handlers/routing.py) is the entry point in the numbered groups. Callback
 data is untrusted input (a client can send any bytes): an unknown prefix gets a kind "that
-button has expired", data that does not decode (bot/core/callbacks.py) does nothing.
+button has expired", data that does not decode (the feature's codec) does nothing. Each
+prefix, of a button or of a stored state, is claimed by one codec: a second claim fails at
+start-up (bot/core/prefixes.py).
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import TypeVar
 from telegram import Update
 
 from bot.core.callbacks import CallbackData
+from bot.core.prefixes import PrefixRegistry
+from bot.core.state import StoredState
 from bot.framework.context import Context
 from bot.people.service import Person
 
@@ -30,7 +34,9 @@ EditRoute = Callable[[Update, Context, Person, str], Awaitable[bool]]
 
 class Router:
     def __init__(self) -> None:
+        self.codecs: PrefixRegistry[type[CallbackData]] = PrefixRegistry("callback prefix")
         self.callbacks: dict[str, CallbackRoute] = {}
+        self.state_kinds: PrefixRegistry[type[StoredState]] = PrefixRegistry("state prefix")
         self.states: dict[str, TextRoute] = {}
         # States whose text is the person's own writing (an answer): kept even when it also
         # triggered the crisis reply. Other states (a typed setting) skip crisis messages.
@@ -58,23 +64,28 @@ class Router:
         self, kind: type[D], route: Callable[[Update, Context, D], Awaitable[None]]
     ) -> None:
         """Buttons whose data is a `kind`; the route gets it decoded, or is not called."""
-        prefix = kind.PREFIX
-        if prefix in self.callbacks:
-            raise ValueError(f"callback prefix {prefix!r} registered twice")
+        self.codecs.add(kind)
 
         async def run(update: Update, context: Context, rest: str) -> None:
             data = kind.decode(rest)
             if data is not None:
                 await route(update, context, data)
 
-        self.callbacks[prefix] = run
+        self.callbacks[kind.PREFIX] = run
 
-    def on_state(self, prefix: str, route: TextRoute, *, own_words: bool = False) -> None:
-        if prefix in self.states:
-            raise ValueError(f"state prefix {prefix!r} registered twice")
-        self.states[prefix] = route
+    def on_state(
+        self, kind: type[StoredState], route: TextRoute, *, own_words: bool = False
+    ) -> None:
+        """Typed text while a person's stored state is a `kind`."""
+        self.state_kinds.add(kind)
+        self.states[kind.PREFIX] = route
         if own_words:
-            self.own_words.add(prefix)
+            self.own_words.add(kind.PREFIX)
+
+    def decode_state(self, state: str) -> StoredState | None:
+        """A stored state of any installed feature's kind (None: nothing pending)."""
+        kind = self.state_kinds.get(state.partition(":")[0])
+        return kind.read(state) if kind is not None else None
 
     def on_idle_text(self, route: IdleRoute) -> None:
         self.idle.append(route)

@@ -8,7 +8,8 @@ its own package (bot/features/urge/prefs.py...), stored under the record's KEY i
      "parts": {"checkins": {"daily_time": "20:00", ...}, "urge": {...}}}
 
 What is shared is what the framework or nearly every feature reads and no single feature
-owns: how to speak to the person (language, discreet, neutral wording, silent), where they
+owns: how to speak to the person (language, discreet, neutral wording, silent, and whether
+the cover is up, when nothing may arrive unasked), where they
 are (country, time zone: the helplines, every local date), whether onboarding ended, and
 the revision that refuses a rolled-back copy. The rest belongs to the feature that writes it;
 another feature may read a record (importing the owner's `prefs` module, which holds no
@@ -21,8 +22,8 @@ keys leave the top. Keys no record claims (a removed feature's, a part no featur
 any more, a field a record dropped) are written back as they were; /forget still erases
 them all, since all of it is sealed with the person's key.
 
-A part is decoded only when asked for (`part`), so a reader that needs three records (a
-check-in pass) does not build the other five. Readers that handle an unreadable row name
+A part is decoded only when asked for (`part`), so a reader that needs two records (a
+check-in pass) does not build the other six. Readers that handle an unreadable row name
 the records they use when opening it (`open_profile(..., reading=...)`; PeopleService reads
 every registered one), so a record that does not decode is an unreadable row there, as a
 bad field was before records, and not a failure at its first use.
@@ -46,6 +47,7 @@ SHARED = (
     "discreet",
     "neutral_wording",
     "silent",
+    "cover",
 )
 
 
@@ -122,6 +124,9 @@ class Profile:
     discreet: bool = False
     neutral_wording: bool = False
     silent: bool = False
+    # The decoy is up (docs/discretion.md): nothing arrives unasked, whichever feature would
+    # send it; the cover's own state is the discretion record's.
+    cover: bool = False
     # The records as stored (JSON values) by key, decoded when asked for.
     _stored: dict[str, Any] = field(default_factory=dict, init=False, repr=False, compare=False)
     # Top-level keys that are neither shared nor `parts`: the flat layout's, not yet moved.

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from bot.core.state import decode_state, setup_state, worksheet_state
 from bot.emulator import SentMessage
 from bot.features.checkins.handlers import JOB_NAME
 from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.setup.state import setup_state
+from bot.features.worksheets.state import worksheet_state
 from bot.people.service import Person
 from tests.helpers.bot import BotUnderTest, buttons_of
+from tests.helpers.codecs import decode_state
 from tests.helpers.reporting import report
 
 IDLE, ONBOARDING, WORKSHEET, SETTINGS, CHECKED_IN = 3001, 3002, 3003, 3004, 3005

@@ -47,7 +47,7 @@ async def test_panic_from_idle_leaves_only_the_decoy_and_stores_no_word(
     person = await bot.services.people.load(USER)
     assert (
         person is not None
-        and person.profile.part(DiscretionPrefs).cover
+        and person.profile.cover
         and person.profile.part(DiscretionPrefs).panic_digest
     )
     await bot.stop()
@@ -78,9 +78,7 @@ async def test_panic_from_a_worksheet_question_and_a_settings_step(bot: BotUnder
     await bot.next(containing="Welcome back")
     await bot.settle()
     person = await bot.services.people.load(USER)
-    assert (
-        person is not None and not person.profile.part(DiscretionPrefs).cover and person.state == ""
-    )
+    assert person is not None and not person.profile.cover and person.state == ""
     # The return word outside cover only leaves the chat: never a journal entry.
     stray = await bot.send(BACK)
     await bot.settle()
@@ -112,7 +110,7 @@ async def test_cover_answers_as_the_decoy_and_crisis_words_still_get_the_lines(
     welcome = await bot.next()
     assert "Steady" not in (welcome.text or "")
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.part(DiscretionPrefs).cover
+    assert person is not None and person.profile.cover
     await bot.send("help he is here")
     lines = await bot.next(containing="999")
     assert lines.reply_markup is not None  # [Clear this from the chat] and the rest
@@ -142,7 +140,7 @@ async def test_start_ends_the_cover_when_no_return_word_is_set(bot: BotUnderTest
     await bot.next(containing="Welcome back")
     await bot.settle()
     person = await bot.services.people.load(USER)
-    assert person is not None and not person.profile.part(DiscretionPrefs).cover
+    assert person is not None and not person.profile.cover
 
 
 async def test_check_ins_stop_in_cover_and_resume_after(bot: BotUnderTest) -> None:
@@ -188,11 +186,7 @@ async def test_erase_on_panic_keeps_the_cover_and_onboarding_panics_too(
     journal = await bot.services.db.fetch_one("SELECT COUNT(*) AS n FROM journal")
     assert journal is not None and journal["n"] == 0
     person = await bot.services.people.load(USER)
-    assert (
-        person is not None
-        and person.profile.part(DiscretionPrefs).cover
-        and not person.profile.onboarded
-    )
+    assert person is not None and person.profile.cover and not person.profile.onboarded
     await bot.restart()
     await bot.send(BACK)
     await bot.next(containing="Welcome back")

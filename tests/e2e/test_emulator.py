@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import datetime as dtm
 import logging
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -29,52 +28,23 @@ from telegram.ext import (
 from telegram.request import HTTPXRequest
 
 from bot.emulator import WAIT_SECONDS, BotApiEmulator, SentMessage
+from tests.helpers import raw_emulator
 from tests.helpers.bot import GIVE_UP, TOO_LATE
+from tests.helpers.raw_emulator import BOT_ID, START, TOKEN, TWO_DAYS, USER, FakeClock
 
-TOKEN = "123456:TEST-token_abc"
-BOT_ID = 123456
-USER = 1001
+# The emulator-only fixtures (tests/helpers/raw_emulator.py), by name in this module.
+clock = raw_emulator.clock
+emu = raw_emulator.emu
+bot = raw_emulator.bot
+
 OTHER_USER = 1002
 GROUP = -100500
-START = 1_700_000_000.0
-TWO_DAYS = 48 * 3600
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
 
 
 def keyboard(*pairs: tuple[str, str]) -> InlineKeyboardMarkup:
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(text, callback_data=data)] for text, data in pairs]
     )
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def emu(clock: FakeClock) -> AsyncIterator[BotApiEmulator]:
-    emulator = BotApiEmulator(clock=clock)
-    await emulator.start()
-    try:
-        yield emulator
-    finally:
-        await emulator.stop()
-    assert emulator.internal_errors == []
-
-
-@pytest.fixture
-async def bot(emu: BotApiEmulator) -> AsyncIterator[Bot]:
-    emu.add_user(USER)
-    async with Bot(TOKEN, base_url=emu.base_url) as client:
-        yield client
 
 
 async def post_raw(url: str, **kwargs: Any) -> tuple[int, dict[str, Any]]:

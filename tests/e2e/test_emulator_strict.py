@@ -5,8 +5,6 @@ Driven by the real python-telegram-bot over HTTP."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 from telegram import Bot, MessageEntity
 from telegram.error import BadRequest, NetworkError
@@ -14,42 +12,13 @@ from telegram.ext import ExtBot
 
 from bot.emulator import BotApiEmulator
 from bot.transport.send_policy import SendPolicy
+from tests.helpers import raw_emulator
+from tests.helpers.raw_emulator import TOKEN, TWO_DAYS, USER, FakeClock
 
-TOKEN = "123456:TEST-token_abc"
-USER = 1001
-START = 1_700_000_000.0
-TWO_DAYS = 48 * 3600
-
-
-class FakeClock:
-    def __init__(self) -> None:
-        self.now = START
-
-    def __call__(self) -> float:
-        return self.now
-
-
-@pytest.fixture
-def clock() -> FakeClock:
-    return FakeClock()
-
-
-@pytest.fixture
-async def emu(clock: FakeClock) -> AsyncIterator[BotApiEmulator]:
-    emulator = BotApiEmulator(clock=clock)
-    await emulator.start()
-    try:
-        yield emulator
-    finally:
-        await emulator.stop()
-    assert emulator.internal_errors == []
-
-
-@pytest.fixture
-async def bot(emu: BotApiEmulator) -> AsyncIterator[Bot]:
-    emu.add_user(USER)
-    async with Bot(TOKEN, base_url=emu.base_url) as client:
-        yield client
+# The emulator-only fixtures (tests/helpers/raw_emulator.py), by name in this module.
+clock = raw_emulator.clock
+emu = raw_emulator.emu
+bot = raw_emulator.bot
 
 
 async def test_text_is_counted_after_trimming_and_entities_move_with_it(

@@ -9,7 +9,6 @@ from datetime import timedelta
 import pytest
 
 from bot.emulator import SentMessage
-from bot.features.discretion.prefs import DiscretionPrefs
 from tests.helpers.bot import USER, BotUnderTest
 from tests.helpers.discretion import TYPED, decoy_text, set_words
 
@@ -77,7 +76,7 @@ async def test_the_panic_word_works_when_its_index_row_is_lost(
     await bot.settle()
     assert bot.emu.visible_ids(USER) == [shown.message_id]
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.part(DiscretionPrefs).cover
+    assert person is not None and person.profile.cover
     if loss == "row deleted":  # put back where it was lost
         assert await bot.services.discretion.store.marked() == [person.person_id]
 

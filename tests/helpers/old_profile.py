@@ -48,6 +48,7 @@ SHARED = {
     "discreet": True,
     "neutral_wording": True,
     "silent": True,
+    "cover": True,
 }
 UNCLAIMED = {"zz_removed_feature": {"kept": [1, 2]}}
 EXPECTED: tuple[Record, ...] = (
@@ -70,7 +71,6 @@ EXPECTED: tuple[Record, ...] = (
         word_key=None,
         decoy_theme="recipe",
         panic_erases=True,
-        cover=True,
         cover_sequence=3,
         cover_replies=2,
         cover_day="2026-11-30",

@@ -41,7 +41,6 @@ from bot.features.checkins.policy import (
 )
 from bot.features.checkins.prefs import READS, CheckinPrefs
 from bot.features.checkins.schedule import local_date_of
-from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.deliveries import (
@@ -206,7 +205,7 @@ class Claimer:
             except ValueError:
                 day = local_date_of(due, schedule.timezone)
             nxt = following(schedule, due, day, now)
-        if profile.part(DiscretionPrefs).cover or self.in_cover(row.person_id):
+        if profile.cover or self.in_cover(row.person_id):
             # In cover nothing arrives unprompted: the day is skipped, not missed (a snoozed
             # one stays as sent), and the next occurrence after the cover goes out as usual.
             action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)

@@ -73,7 +73,6 @@ from bot.features.checkins.policy import (
     schedule_of,
 )
 from bot.features.checkins.prefs import READS, CheckinPrefs
-from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.backend import Leadership, SoleLeadership
@@ -377,7 +376,7 @@ class Dispatcher(PersonSchedule):
             return None
         if schedule_of(profile) is None or profile.part(CheckinPrefs).skip_date == claim.local_date:
             return None
-        if profile.part(DiscretionPrefs).cover or self._in_cover(claim.person_id):
+        if profile.cover or self._in_cover(claim.person_id):
             return None
         return dataclasses.replace(
             claim,

@@ -20,7 +20,7 @@ from telegram.ext import ExtBot
 from bot.content.locales import Locales
 from bot.core import local_format
 from bot.core.buttons import Rows
-from bot.core.callbacks import DailyButton, JournalButton, UndoButton
+from bot.features.checkins.callbacks import DailyButton, JournalButton, UndoButton
 from bot.features.checkins.policy import PROMPT_OUT, TICK, Sender, Snooze, schedule_of
 from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import is_valid_timezone

@@ -20,10 +20,10 @@ import logging
 from dataclasses import dataclass
 
 from bot.core.clock import Clock
-from bot.core.state import WorksheetState, decode_state
 from bot.crypto import CryptoError, versioned_slot
 from bot.features.checkins.policy import REPLY_WINDOW
 from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.worksheets.state import worksheet_state
 from bot.people.damaged import DamagedRows
 from bot.people.row_versions import next_version, open_versioned
 from bot.people.service import Person
@@ -74,8 +74,8 @@ class JournalService:
         or the first free text in its window. While a step waits, free text belongs to the
         step, except when the check-in came after a worksheet question: then the check-in
         is the latest thing asked, and the worksheet answer waits for its question."""
-        decoded = decode_state(person.state) if person.state else None
-        if isinstance(decoded, WorksheetState) and decoded.question_message and reply_to is None:
+        decoded = worksheet_state(person.state)
+        if decoded is not None and decoded.question_message and reply_to is None:
             return await self.prompt_for(person, None, newer_than=decoded.question_message)
         return await self.prompt_for(person, reply_to, only_replies=bool(person.state))
 

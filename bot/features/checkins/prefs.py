@@ -7,7 +7,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.progress.prefs import NoContactPrefs
 from bot.people.profile import Record
 
@@ -36,4 +35,4 @@ class CheckinPrefs(Record):
 
 # What the check-in pass reads of a profile (the claim, the re-read before the send):
 # decoded as the row is opened, the others never.
-READS: tuple[type[Record], ...] = (CheckinPrefs, DiscretionPrefs, NoContactPrefs)
+READS: tuple[type[Record], ...] = (CheckinPrefs, NoContactPrefs)

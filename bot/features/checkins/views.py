@@ -9,8 +9,8 @@ from zoneinfo import ZoneInfo
 from bot.content.texts import Tx
 from bot.core import local_format
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import DailyButton, JournalButton
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
+from bot.features.checkins.callbacks import DailyButton, JournalButton
 from bot.features.checkins.journal import Entry, Page
 from bot.features.urge.views import checkin_rows
 

@@ -24,11 +24,12 @@ from telegram.ext import ApplicationHandlerStop, MessageHandler, filters
 
 from bot.content.conversation import LEAVING, Intent, wordless
 from bot.core.buttons import Rows
-from bot.core.callbacks import MenuButton, StopButton
-from bot.core.state import ONBOARDING, SETUP_STEPS, SetupState, WorksheetState, decode_state
 from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.conversation.callbacks import MenuButton, StopButton
 from bot.features.conversation.views import carry_on_buttons, menu_view, stop_view
+from bot.features.setup.state import ONBOARDING, SETUP_STEPS, SetupState
 from bot.features.worksheets.prefs import WorksheetPrefs
+from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_FALLBACK, GROUP_WORDS, Hub
@@ -75,7 +76,7 @@ class ConversationFeature:
         person = await current_person(update, context)
         if person is None:
             return  # not started: free text gets "send /start" from the text group
-        state = decode_state(person.state)
+        state = self.hub.router.decode_state(person.state)
         if person.state and not isinstance(state, WorksheetState | SetupState):
             return  # another feature's state (the record, the urge flow, a panic word): its own
             # route decides
@@ -112,7 +113,7 @@ class ConversationFeature:
         then offer to pause or end the check-ins."""
         tx = context.tx
         stopping = intent in (Intent.STOP, Intent.PAUSE)
-        state = decode_state(person.state)
+        state = self.hub.router.decode_state(person.state)
         lead = ""
         if isinstance(state, WorksheetState):
             await context.offers.worksheet_step.pause_step(context, person)
@@ -146,7 +147,7 @@ class ConversationFeature:
         self, context: Context, person: Person, *, lead: str = "", full: bool = True
     ) -> tuple[str, Rows]:
         tx = context.tx
-        state = decode_state(person.state)
+        state = self.hub.router.decode_state(person.state)
         waiting_ws = (
             person.profile.part(WorksheetPrefs).active_worksheet
             in context.services.content.worksheets

@@ -7,7 +7,9 @@ from collections.abc import Sequence
 
 from bot.content.texts import Tx, feature_list
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import CrisisButton, DailyButton, MenuButton, StopButton
+from bot.features.checkins.callbacks import DailyButton
+from bot.features.conversation.callbacks import MenuButton, StopButton
+from bot.features.crisis.callbacks import CrisisButton
 
 # The kinds of message that are not text, each with its own reply (conversation.media_*).
 MEDIA_KINDS = ("photo", "video", "voice", "document", "sticker", "location", "contact", "other")

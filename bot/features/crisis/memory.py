@@ -13,7 +13,6 @@ import time
 from collections.abc import Callable
 
 from bot.core.recent import Recent
-from bot.core.state import worksheet_state
 from bot.matching.crisis import CrisisKind
 from bot.people.profile import Profile
 from bot.storage.people import PeopleStore
@@ -56,7 +55,8 @@ class CrisisCache:
     def __init__(self, ttl: float | None = None, clock: Callable[[], float] = time.monotonic):
         self._country: dict[str, str | None] = {}
         self._silent: dict[str, bool] = {}
-        self._answering: dict[str, str] = {}
+        # The stored state (a short code, never words): what the person is answering.
+        self._state: dict[str, str] = {}
         self._at: dict[str, float] = {}
         self._ttl = ttl
         self._clock = clock
@@ -76,10 +76,10 @@ class CrisisCache:
         """A phone that rings can be dangerous: unknown people get the default (not silent)."""
         return self._silent.get(person_id, False)
 
-    def answering(self, person_id: str) -> str | None:
-        """The worksheet whose question waits for this person's text (None: none, or not
-        known: the person has not been read since the start)."""
-        return self._answering.get(person_id)
+    def state(self, person_id: str) -> str:
+        """What waits for this person's text, as stored ("": nothing, or not known: the
+        person has not been read since the start); its owner's codec reads it."""
+        return self._state.get(person_id, "")
 
     def remember_country(self, person_id: str, country: str) -> None:
         """A country chosen from the crisis reply, kept before (and whether or not) storage
@@ -90,18 +90,17 @@ class CrisisCache:
     def seen(self, person_id: str, profile: Profile, state: str) -> None:
         self._country[person_id] = profile.country
         self._silent[person_id] = profile.silent
-        step = worksheet_state(state)
-        if step is not None:
-            self._answering[person_id] = step.worksheet_id
+        if state:
+            self._state[person_id] = state
         else:
-            self._answering.pop(person_id, None)
+            self._state.pop(person_id, None)
         if self._ttl is not None:
             self._at[person_id] = self._clock()
 
     def forgotten(self, person_id: str) -> None:
         self._country.pop(person_id, None)
         self._silent.pop(person_id, None)
-        self._answering.pop(person_id, None)
+        self._state.pop(person_id, None)
         self._at.pop(person_id, None)
 
 

@@ -33,11 +33,12 @@ from bot.content.panic_word import (
 )
 from bot.content.panic_word import check_word as check_panic_word
 from bot.core.buttons import Rows
-from bot.core.callbacks import CrisisButton, DiscretionButton
 from bot.core.recent import Recent
-from bot.core.state import DiscretionState, discretion_state
+from bot.features.crisis.callbacks import CrisisButton
+from bot.features.discretion.callbacks import DiscretionButton
 from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import Cover, decoy_language
+from bot.features.discretion.state import DiscretionState, discretion_state
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.framework.chat import (
     current_person,
@@ -113,7 +114,7 @@ class DiscretionFeature:
         self.hub = hub
         hub.settings_rows.append(self.settings_rows)
         hub.router.on_callback(DiscretionButton, self.on_button)
-        hub.router.on_state(DiscretionState("panic").encode().partition(":")[0], self.on_text)
+        hub.router.on_state(DiscretionState, self.on_text)
         hub.on_wording_changed(self.apply_menu)
         hub.after_onboarding.append(self.after_onboarding)
         # A panic word, and everything while in cover, from memory (docs/discretion.md).

@@ -1,6 +1,6 @@
 """Discretion's own fields in the sealed profile (bot/people/profile.py; the rules are in
-docs/discretion.md). The person's manner settings (discreet, neutral wording, silent) are
-shared fields of the profile: every feature reads them."""
+docs/discretion.md). The person's manner settings (discreet, neutral wording, silent) and
+whether the cover is up are shared fields of the profile: every feature reads them."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class DiscretionPrefs(Record):
     word_key: str | None = None
     decoy_theme: str | None = None
     panic_erases: bool = False
-    cover: bool = False
+    # Whether the cover is up is the profile's own `cover` (everything that sends unasked
+    # stays quiet then); its state is here.
     cover_sequence: int = 0
     cover_replies: int = 0
     cover_day: str | None = None

@@ -202,7 +202,7 @@ class DiscretionService:
         armed = _armed_of(person)
         self.cache.arm(person.person_id, armed)
         p = person.profile.part(DiscretionPrefs)
-        if armed is not None and p.cover:
+        if armed is not None and person.profile.cover:
             self.cache.enter(
                 person.person_id,
                 Cover(
@@ -278,7 +278,7 @@ class DiscretionService:
     async def remove(self, person: Person) -> None:
         p = person.profile.part(DiscretionPrefs)
         p.panic_digest = p.return_digest = p.word_key = None
-        p.panic_erases = p.cover = False
+        p.panic_erases = person.profile.cover = False
         await self.people.save(person)
         await self.store.unmark(person.person_id)
         self.remember(person)
@@ -321,7 +321,7 @@ class DiscretionService:
         """Write what memory holds about this person's cover (after the reply went out)."""
         cover = self.cache.cover(person.person_id)
         p = person.profile.part(DiscretionPrefs)
-        p.cover = cover is not None
+        person.profile.cover = cover is not None
         if cover is not None:
             p.cover_sequence, p.cover_replies = cover.sequence, cover.replies_today
             p.cover_day, p.cover_language = cover.day, cover.language

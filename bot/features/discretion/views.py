@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.content.texts import Texts, Tx
-from bot.core import callbacks as cb
 from bot.core.buttons import Rows
+from bot.features.discretion.callbacks import DiscretionButton
 from bot.features.discretion.prefs import DiscretionPrefs
+from bot.features.setup.callbacks import SettingsButton
 from bot.people.profile import Profile
 
 
@@ -33,7 +34,7 @@ def discretion_menu(
         text = note + "\n\n" + text
 
     def button(key: str, value: str) -> tuple[str, str]:
-        return (tx(key), cb.DiscretionButton(value).encode())
+        return (tx(key), DiscretionButton(value).encode())
 
     rows: Rows = [[button("discretion.btn_change" if armed else "discretion.btn_set", "panic")]]
     if armed:
@@ -41,7 +42,7 @@ def discretion_menu(
             [
                 (
                     ("✓ " if tid == theme else "") + name,
-                    cb.DiscretionButton(f"theme:{tid}").encode(),
+                    DiscretionButton(f"theme:{tid}").encode(),
                 )
                 for tid, name in themes
             ]
@@ -54,7 +55,7 @@ def discretion_menu(
         key = "discretion.btn_erase_off" if p.panic_erases else "discretion.btn_erase_on"
         rows.append([button(key, erase)])
         rows.append([button("discretion.btn_off", "off")])
-    rows.append([(tx("discretion.btn_back"), cb.SettingsButton("menu").encode())])
+    rows.append([(tx("discretion.btn_back"), SettingsButton("menu").encode())])
     return text, rows
 
 

@@ -9,9 +9,9 @@ from telegram import InputFile, Update
 
 from bot.core import telegram_text
 from bot.core.buttons import Rows
-from bot.core.callbacks import WorksheetButton
 from bot.features.export import render as export
 from bot.features.export.parts import part_name
+from bot.features.worksheets.callbacks import WorksheetButton
 from bot.framework.chat import hold_if_cover, keyboard, private_command_person, remember, say
 from bot.framework.context import Context
 from bot.framework.damaged import offer_damaged

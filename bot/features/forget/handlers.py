@@ -7,7 +7,7 @@ import logging
 from telegram import Update
 from telegram.error import TelegramError
 
-from bot.core.callbacks import DamagedButton, ForgetButton
+from bot.features.forget.callbacks import ForgetButton
 from bot.features.forget.views import forget_buttons
 from bot.framework.chat import (
     command_person,
@@ -18,7 +18,7 @@ from bot.framework.chat import (
     say,
 )
 from bot.framework.context import Context
-from bot.framework.damaged import on_damaged_button
+from bot.framework.damaged import DamagedButton, on_damaged_button
 from bot.framework.hub import Hub
 from bot.people.service import Person, UnreadableDataError
 

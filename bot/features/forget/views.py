@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bot.content.texts import Tx
 from bot.core.buttons import Rows
-from bot.core.callbacks import ForgetButton
+from bot.features.forget.callbacks import ForgetButton
 
 
 def forget_buttons(tx: Tx) -> Rows:

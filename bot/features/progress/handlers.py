@@ -10,8 +10,8 @@ from telegram import Update
 
 from bot.content.urge_model import reading_text
 from bot.core import local_format
-from bot.core.callbacks import MoodButton, NoContactButton
 from bot.core.languages import LANGUAGES
+from bot.features.progress.callbacks import MoodButton, NoContactButton
 from bot.features.progress.chart import ChartLabels
 from bot.features.progress.no_contact import MarkKind, NoContact, State
 from bot.features.progress.prefs import NoContactPrefs

@@ -15,7 +15,6 @@ import datetime as dt
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from bot.core.state import RecordState, record_state
 from bot.features.record.dates import MINUTE, parse_when
 from bot.features.record.service import (
     AMEND,
@@ -26,6 +25,7 @@ from bot.features.record.service import (
     RecordService,
     next_step,
 )
+from bot.features.record.state import RecordState, record_state
 from bot.people.service import Person
 
 # How far back the day and hour pickers go (a forged number goes no further).

@@ -34,11 +34,11 @@ from typing import Any
 
 from bot.content.phrases import PULL_BACK, SELF_DOUBT
 from bot.core.clock import Clock
-from bot.core.state import AMEND_STEP, RecordState, record_state
 from bot.crypto import CryptoError
 from bot.features.export.render import zone_of
 from bot.features.record.dates import DAY, HOUR, MINUTE, NOT_SAID
 from bot.features.record.prefs import RecordPrefs
+from bot.features.record.state import AMEND_STEP, RecordState, record_state
 from bot.people.service import PeopleService, Person, RolledBackError
 from bot.storage.record import EntryRow, FileRow, RecordStore, new_record_id
 

@@ -12,9 +12,9 @@ import datetime as dt
 
 from bot.content.texts import Tx
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import RecordButton
 from bot.core.rich_text import Rich
 from bot.core.telegram_text import ELLIPSIS, MESSAGE_LIMIT, truncate, utf16_len
+from bot.features.record.callbacks import RecordButton
 from bot.features.record.dates import day_label, happened_label, short_day, written_label
 from bot.features.record.service import FILES, STEPS, TEXT_STEPS, WHEN, FullEntry, Page
 

@@ -30,10 +30,10 @@ from datetime import time
 from enum import Enum
 
 from bot.core.clock import Clock
-from bot.core.state import ONBOARDING, SETTINGS, SETUP_STEPS, SetupState, setup_state
 from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import is_valid_timezone, parse_local_time
 from bot.features.setup.prefs import SetupPrefs
+from bot.features.setup.state import ONBOARDING, SETTINGS, SETUP_STEPS, SetupState, setup_state
 from bot.geo import lookup as geo
 from bot.geo.lookup import Zone
 from bot.people.service import PeopleService, Person

@@ -16,7 +16,8 @@ from bot.content.locales import endonym
 from bot.content.texts import feature_list
 from bot.core import local_format
 from bot.core.buttons import Rows
-from bot.core.callbacks import (
+from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.setup.callbacks import (
     CountryButton,
     DayButton,
     LanguageButton,
@@ -25,16 +26,6 @@ from bot.core.callbacks import (
     TimeButton,
     ZoneButton,
 )
-from bot.core.state import (
-    ONBOARDING,
-    SETTINGS,
-    SETUP_PREFIX,
-    SETUP_STEPS,
-    WorksheetState,
-    decode_state,
-    setup_state,
-)
-from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.flow import (
     SETTINGS_STEPS,
     AskNext,
@@ -48,6 +39,7 @@ from bot.features.setup.flow import (
     ZoneSet,
 )
 from bot.features.setup.prefs import SetupPrefs
+from bot.features.setup.state import ONBOARDING, SETTINGS, SETUP_STEPS, SetupState, setup_state
 from bot.features.setup.views import (
     days_view,
     discreet_buttons,
@@ -56,6 +48,7 @@ from bot.features.setup.views import (
     settings_view,
 )
 from bot.features.worksheets.prefs import WorksheetPrefs
+from bot.features.worksheets.state import worksheet_state
 from bot.framework.chat import (
     country_name,
     current_person,
@@ -80,7 +73,7 @@ class SetupFeature:
         hub.profile_record(SetupPrefs)
         self.hub = hub
         hub.offers.onboarding = self
-        hub.router.on_state(SETUP_PREFIX, self.on_text)
+        hub.router.on_state(SetupState, self.on_text)
         hub.router.on_callback(CountryButton, self.on_country_button)
         hub.router.on_callback(ZoneButton, self.on_timezone_button)
         hub.router.on_callback(TimeButton, self.on_time_button)
@@ -142,7 +135,7 @@ class SetupFeature:
         p = person.profile
         country = country_name(context, p.country) if p.country else None
         waiting = p.part(WorksheetPrefs).active_worksheet in context.services.content.worksheets
-        waiting = waiting and not isinstance(decode_state(person.state), WorksheetState)
+        waiting = waiting and worksheet_state(person.state) is None
         extra: Rows = []
         for hook in self.hub.settings_rows:
             extra += await hook(context, person)

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from bot.content.texts import Tx
-from bot.core import callbacks as cb
 from bot.core.buttons import Button, Rows
-from bot.core.state import SETTINGS
 from bot.features.checkins.prefs import ALL_DAYS, CheckinPrefs
+from bot.features.setup import callbacks as cb
 from bot.features.setup.flow import DAY_KEYS, Question
+from bot.features.setup.state import SETTINGS
 from bot.geo import lookup as geo
 from bot.geo.lookup import Zone
 from bot.people.profile import Profile

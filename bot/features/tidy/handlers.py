@@ -13,8 +13,8 @@ from telegram import Message, Update
 from telegram.error import TelegramError
 
 from bot.core.buttons import Rows
-from bot.core.callbacks import TidyButton
 from bot.features.discretion.service import CONFIRMATION_LIFETIME, EXPORT_LIFETIME
+from bot.features.tidy.callbacks import TidyButton
 from bot.framework.chat import delete_quietly, keyboard
 from bot.framework.context import Context
 from bot.framework.hub import Hub

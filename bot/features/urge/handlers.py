@@ -17,13 +17,12 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.content.phrases import PULL_BACK
 from bot.content.urge_texts import surf_steps
-from bot.core.callbacks import UrgeAction, UrgeButton
-from bot.core.state import URGE_PREFIX, UrgeState, urge_state
 from bot.features.checkins.prefs import CheckinPrefs
-from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import CONFIRMATION_LIFETIME, CoverHolds
+from bot.features.urge.callbacks import UrgeAction, UrgeButton
 from bot.features.urge.prefs import UrgePrefs
 from bot.features.urge.service import UrgeService, zone_of
+from bot.features.urge.state import UrgeState, urge_state
 from bot.features.urge.views import (
     after_view,
     compare_text,
@@ -73,7 +72,7 @@ class UrgeFeature:
         hub.command("urge", self.urge_command)
         hub.command("reasons", self.reasons_command)
         hub.router.on_callback(UrgeButton, self.on_button)
-        hub.router.on_state(URGE_PREFIX, self.on_text, own_words=True)
+        hub.router.on_state(UrgeState, self.on_text, own_words=True)
         hub.router.on_idle_text(self.on_idle_text)
         hub.every(JOB_NAME, TICK.total_seconds(), self.tick)
         hub.settings_rows.append(self.settings_rows)
@@ -416,9 +415,7 @@ def _urges(context: Context) -> UrgeService:
 
 def _in_cover(context: Context, person: Person) -> bool:
     """Stored or only in memory yet (the panic word enters memory before storage)."""
-    return person.profile.part(DiscretionPrefs).cover or context.services.cover.in_cover(
-        person.person_id
-    )
+    return person.profile.cover or context.services.cover.in_cover(person.person_id)
 
 
 async def _load(context: Context, person_id: str) -> Person | None:

@@ -10,9 +10,10 @@ from bot.content.urge_model import FOLLOW_UP_DELAY, MAX_STRENGTH, check_back_key
 from bot.content.urge_texts import trigger_buttons
 from bot.core import local_format
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import MoodButton, NoContactButton, UrgeAction, UrgeButton
 from bot.core.telegram_text import MESSAGE_LIMIT, pieces, utf16_len
+from bot.features.progress.callbacks import MoodButton, NoContactButton
 from bot.features.progress.no_contact import MarkKind, NoContact, State, allowed
+from bot.features.urge.callbacks import UrgeAction, UrgeButton
 
 FOLLOW_UP_MINUTES = int(FOLLOW_UP_DELAY.total_seconds() // 60)
 

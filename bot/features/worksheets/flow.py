@@ -41,10 +41,10 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from bot.content.worksheet_model import Worksheet
-from bot.core.state import WorksheetState, worksheet_state
 from bot.features.crisis.held import SAFETY_PLAN, Held, HeldDecision, decide, hold
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.service import Answer, WorksheetService
+from bot.features.worksheets.state import WorksheetState, worksheet_state
 from bot.matching.crisis import CrisisMatch
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService, Person

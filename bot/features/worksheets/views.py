@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from bot.content.texts import Tx
 from bot.content.worksheet_model import MESSAGE_HEADROOM, Worksheet
 from bot.core.buttons import Button, Rows
-from bot.core.callbacks import WorksheetButton
 from bot.core.rich_text import Rich
 from bot.core.telegram_text import MESSAGE_LIMIT, truncate, utf16_len
+from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.service import Answer
 from bot.storage.worksheets import ProgressRow
 

@@ -1,4 +1,5 @@
-"""The two codecs: a person's state and callback data (bot/core/state.py, callbacks.py)."""
+"""The two kinds of codec: a person's state and callback data (bot/core/state.py,
+callbacks.py), each feature's own (bot/features/<feature>/state.py, callbacks.py)."""
 
 from __future__ import annotations
 
@@ -6,24 +7,19 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bot.core.callbacks import (
-    CountryButton,
-    CrisisButton,
-    DailyButton,
-    HeldButton,
-    JournalButton,
-    MoodButton,
-    NoContactButton,
-    SettingsButton,
-    TimeButton,
-    UrgeAction,
-    UrgeButton,
-    WorksheetButton,
-    ZoneButton,
-)
-from bot.core.state import SetupState, UrgeState, WorksheetState, decode_state
+from bot.features.checkins.callbacks import DailyButton, JournalButton
+from bot.features.crisis.callbacks import CrisisButton, HeldButton
+from bot.features.progress.callbacks import MoodButton, NoContactButton
+from bot.features.setup.callbacks import CountryButton, SettingsButton, TimeButton, ZoneButton
+from bot.features.setup.state import SetupState
+from bot.features.urge.callbacks import UrgeAction, UrgeButton
+from bot.features.urge.state import UrgeState
+from bot.features.worksheets.callbacks import WorksheetButton
+from bot.features.worksheets.state import WorksheetState
+from tests.helpers.codecs import codecs, decode_state
 
 URGE_ID = "0123456789abcdef01234567"
+ALL_CODECS = codecs()
 
 
 def test_state_round_trips() -> None:
@@ -139,15 +135,8 @@ def test_forged_data_does_not_decode(kind: type, rest: str) -> None:
 
 @given(st.text(max_size=70))
 def test_no_input_makes_a_decoder_raise(rest: str) -> None:
-    for kind in (
-        WorksheetButton,
-        DailyButton,
-        JournalButton,
-        CrisisButton,
-        SettingsButton,
-        UrgeButton,
-        MoodButton,
-        HeldButton,
-    ):
+    for kind in ALL_CODECS:
         kind.decode(rest)
     decode_state(rest)
+    for prefix in ("ws", "setup", "rec", "urge", "disc"):
+        decode_state(f"{prefix}:{rest}")

@@ -9,7 +9,7 @@ import pytest
 from bot.content.locales import endonym
 from bot.content.places import name_in
 from bot.core import local_format
-from bot.core.callbacks import LanguageButton, SettingsButton
+from bot.features.setup.callbacks import LanguageButton, SettingsButton
 from bot.features.setup.views import language_view, settings_view
 from bot.people.profile import Profile
 from tests.helpers.bot import shared_content

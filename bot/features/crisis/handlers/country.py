@@ -11,7 +11,7 @@ from telegram import Update
 from telegram.ext import ApplicationHandlerStop
 
 from bot.content.places import name_in
-from bot.core.callbacks import CrisisButton
+from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.handlers.send import KIND_CODES, crisis_buttons, reply_text, send_urgent
 from bot.framework.chat import Button
 from bot.framework.context import Context

@@ -42,8 +42,8 @@ from telegram.ext import ApplicationHandlerStop, CommandHandler, MessageHandler,
 from bot.content.crisis_reply import compose_full_list
 from bot.content.texts import guide_text
 from bot.core.buttons import Button
-from bot.core.callbacks import CrisisButton
 from bot.core.recent import Recent
+from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.handlers import held, safety_check
 from bot.features.crisis.handlers.country import (
     ask_country,
@@ -62,6 +62,7 @@ from bot.features.crisis.handlers.send import (
 )
 from bot.features.crisis.held import SAFETY_PLAN
 from bot.features.worksheets.prefs import WorksheetPrefs
+from bot.features.worksheets.state import answering
 from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
@@ -263,7 +264,7 @@ async def _in_safety_plan(update: Update, context: Context) -> bool:
     cache = context.services.crisis_cache
     if not cache.knows(person_id):
         await country_of(context, user.id)  # a load fills the cache, or fails quietly
-    return cache.answering(person_id) == SAFETY_PLAN
+    return answering(cache.state(person_id)) == SAFETY_PLAN
 
 
 async def _sos(update: Update, context: Context, *, guide: bool) -> None:

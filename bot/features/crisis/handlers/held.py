@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from telegram import InlineKeyboardMarkup, Message, Update
 from telegram.error import BadRequest
 
-from bot.core.callbacks import HeldButton
+from bot.features.crisis.callbacks import HeldButton
 from bot.features.crisis.handlers.safety_check import ensure_reply
 from bot.features.crisis.held import Held, HeldDecision, HeldTexts, decide, hold, replace_text, take
 from bot.framework.chat import (

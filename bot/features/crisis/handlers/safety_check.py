@@ -20,7 +20,7 @@ import logging
 
 from telegram import Message, Update
 
-from bot.core.callbacks import CheckButton, CrisisButton
+from bot.features.crisis.callbacks import CheckButton, CrisisButton
 from bot.features.crisis.handlers.send import send_crisis_reply, send_urgent
 from bot.framework.chat import Button
 from bot.framework.context import Context

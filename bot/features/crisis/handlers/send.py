@@ -14,8 +14,9 @@ from telegram import Message, Update
 from bot.content.crisis_reply import compose_reply, grounding_steps, needs_nation
 from bot.content.helplines import parts_of
 from bot.content.places import name_in
-from bot.core.callbacks import CrisisButton, WorksheetButton
+from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.held import SAFETY_PLAN
+from bot.features.worksheets.callbacks import WorksheetButton
 from bot.framework.chat import Button, current_person, say
 from bot.framework.context import Context
 from bot.matching.crisis import CrisisKind

@@ -15,14 +15,14 @@ from telegram.ext import ApplicationHandlerStop
 
 from bot.core import telegram_text
 from bot.core.buttons import Rows
-from bot.core.callbacks import RecordButton
-from bot.core.state import AMEND_STEP, record_state
 from bot.core.telegram_text import split_caption
 from bot.features.export.parts import part_name
 from bot.features.export.render import zone_of
 from bot.features.record import export as record_export
 from bot.features.record import views
+from bot.features.record.callbacks import RecordButton
 from bot.features.record.service import MAX_FILES, FileIn
+from bot.features.record.state import AMEND_STEP, record_state
 from bot.framework.chat import (
     current_person,
     delete_and_forget,

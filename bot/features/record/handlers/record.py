@@ -16,14 +16,14 @@ from telegram.error import BadRequest
 from telegram.ext import MessageHandler, filters
 
 from bot.core.buttons import Rows
-from bot.core.callbacks import RecordButton
-from bot.core.state import RECORD_PREFIX, RecordState, record_state
 from bot.features.export.render import zone_of
 from bot.features.record import views
+from bot.features.record.callbacks import RecordButton
 from bot.features.record.handlers.files import on_media, send_files, send_record_export
 from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
 from bot.features.record.prefs import RecordPrefs
 from bot.features.record.service import AMEND, FullEntry, should_offer
+from bot.features.record.state import RecordState, record_state
 from bot.features.urge.prefs import UrgePrefs
 from bot.framework.chat import (
     current_person,
@@ -53,7 +53,7 @@ class RecordFeature:
         hub.profile_record(RecordPrefs)
         hub.command("record", self.command)
         hub.router.on_callback(RecordButton, self.on_button)
-        hub.router.on_state(RECORD_PREFIX, self.steps.on_text, own_words=True)
+        hub.router.on_state(RecordState, self.steps.on_text, own_words=True)
         hub.router.on_edit(self.on_edit)
         hub.settings_rows.append(self.settings_rows)
         # Files sent while an entry is being written; others fall through to the fallback.

@@ -14,15 +14,15 @@ from telegram import Message, Update
 from telegram.error import BadRequest
 
 from bot.core.buttons import Rows
-from bot.core.callbacks import RecordButton
 from bot.core.languages import LANGUAGES
-from bot.core.state import RecordState, record_state
 from bot.features.export.render import zone_of
 from bot.features.record import views
+from bot.features.record.callbacks import RecordButton
 from bot.features.record.dates import happened_label, written_label
 from bot.features.record.flow import Ask, DayPicker, Expired, Gone, KeptAsWhat, Unclear, WhenSet
 from bot.features.record.handlers.files import DOWNLOAD_LIMIT_MB
 from bot.features.record.service import AMEND, STEPS, WHEN, next_step
+from bot.features.record.state import RecordState, record_state
 from bot.framework.chat import delete_and_forget, keyboard, release, tell
 from bot.framework.context import Context
 from bot.people.service import Person

@@ -14,9 +14,9 @@ from telegram.ext import (
 
 from bot.content.texts import guide_text
 from bot.core.errors import is_disk_full
-from bot.core.state import ONBOARDING, SetupState
 from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.features.discretion.service import CoverHolds
+from bot.features.setup.state import ONBOARDING, SetupState
 from bot.features.start.handlers.routing import UpdateRouter, not_started
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.framework.chat import current_person, is_private, remember, say

@@ -17,12 +17,12 @@ from telegram.ext import (
     filters,
 )
 
-from bot.core.callbacks import HeldButton
-from bot.core.state import WorksheetState, decode_state
 from bot.features.conversation.views import menu_buttons
+from bot.features.crisis.callbacks import HeldButton
 from bot.features.crisis.held import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME
 from bot.features.worksheets.prefs import WorksheetPrefs
+from bot.features.worksheets.state import worksheet_state
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Hub
@@ -87,7 +87,7 @@ class UpdateRouter:
             await self.hub.schedule_changed(context, person)
         text = message.text.strip()
         replying = message.reply_to_message is not None and bool(text)
-        if not replying and text and isinstance(decode_state(person.state), WorksheetState):
+        if not replying and text and worksheet_state(person.state) is not None:
             # A check-in sent after the worksheet's question is the latest thing asked: the
             # first free text answers it (the journal), and the question still waits.
             replying = await context.services.journal.answers(person, None) is not None

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from telegram import Message
 
 from bot.content.worksheet_model import Worksheet
-from bot.core.state import WorksheetState
 from bot.features.worksheets import views
 from bot.features.worksheets.flow import Opening
+from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import delete_and_forget, release, strip_buttons, tell
 from bot.framework.context import Context
 from bot.framework.damaged import offer_damaged

@@ -13,13 +13,14 @@ from telegram import Message, Update
 from telegram.error import BadRequest
 
 from bot.content.worksheet_model import Worksheet
-from bot.core.callbacks import CrisisButton, WorksheetButton
-from bot.core.state import WORKSHEET_PREFIX
+from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.held import HeldDecision
 from bot.features.worksheets import views
+from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
 from bot.features.worksheets.prefs import WorksheetPrefs
+from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import (
     current_person,
     delete_and_forget,
@@ -44,7 +45,7 @@ class WorksheetsFeature:
         hub.command("worksheets", self.list_command)
         hub.command("resume", self.resume_command)
         hub.router.on_callback(WorksheetButton, self.on_button)
-        hub.router.on_state(WORKSHEET_PREFIX, self.on_answer, own_words=True)
+        hub.router.on_state(WorksheetState, self.on_answer, own_words=True)
         hub.router.on_start_payload(DEEP_LINK_PREFIX, self.on_deep_link)
         hub.router.on_edit(self.on_edit)
         hub.after_onboarding.append(self.after_onboarding)

@@ -9,13 +9,15 @@ import yaml
 
 from bot.content.panic_word import PanicWords, WordKind
 from bot.content.worksheet_model import parse_worksheet, validate_worksheet
-from bot.core.callbacks import DiscretionButton, SettingsButton
-from bot.core.state import DiscretionState, decode_state, discretion_state
+from bot.features.discretion.callbacks import DiscretionButton
 from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import Armed, Cover, CoverCache, decoy_language
+from bot.features.discretion.state import DiscretionState, discretion_state
 from bot.features.discretion.views import discretion_menu, menu_entries
+from bot.features.setup.callbacks import SettingsButton
 from bot.people.profile import Profile
 from tests.helpers.bot import shared_content
+from tests.helpers.codecs import decode_state
 
 WORKSHEETS = Path(__file__).resolve().parents[4] / "content" / "worksheets"
 

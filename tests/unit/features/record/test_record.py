@@ -14,11 +14,10 @@ from PIL import Image
 from pypdf import PdfReader
 
 from bot.content.loader import Content
-from bot.core.callbacks import RecordButton
-from bot.core.state import RecordState, decode_state, record_state
 from bot.core.telegram_text import CALLBACK_DATA_LIMIT, MESSAGE_LIMIT
 from bot.crypto import CryptoError, PersonCipher, random_key
 from bot.features.record import views
+from bot.features.record.callbacks import RecordButton
 from bot.features.record.dates import DAY, HOUR, happened_label, parse_when
 from bot.features.record.export import (
     DocAmendment,
@@ -39,7 +38,9 @@ from bot.features.record.service import (
     next_step,
     should_offer,
 )
+from bot.features.record.state import RecordState, record_state
 from tests.helpers.bot import shared_content
+from tests.helpers.codecs import decode_state
 from tests.helpers.reporting import report
 
 ROOT = Path(__file__).resolve().parents[4]

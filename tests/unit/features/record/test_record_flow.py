@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from bot.core.clock import ManualClock
-from bot.core.state import RecordState
 from bot.crypto import MasterKey
 from bot.features.record.dates import DAY, MINUTE
 from bot.features.record.flow import (
@@ -27,6 +26,7 @@ from bot.features.record.flow import (
     WhenSet,
 )
 from bot.features.record.service import FILES, STEPS, WHEN, RecordService
+from bot.features.record.state import RecordState
 from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore

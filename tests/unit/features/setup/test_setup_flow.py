@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from bot.core.clock import ManualClock
-from bot.core.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.crypto import MasterKey
 from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.flow import (
@@ -29,6 +28,7 @@ from bot.features.setup.flow import (
     ZoneSet,
 )
 from bot.features.setup.prefs import SetupPrefs
+from bot.features.setup.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore

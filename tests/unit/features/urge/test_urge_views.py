@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from bot.core.callbacks import NoContactButton, UrgeButton
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
+from bot.features.progress.callbacks import NoContactButton
 from bot.features.progress.no_contact import NoContact, State
 from bot.features.urge import views
+from bot.features.urge.callbacks import UrgeButton
 from tests.helpers.bot import shared_content
 
 URGE_ID = "0123456789abcdef01234567"

@@ -3,20 +3,17 @@
 from __future__ import annotations
 
 from bot.core.buttons import Rows
-from bot.core.callbacks import (
-    CallbackData,
-    DailyButton,
-    DayButton,
-    MoodButton,
-    SettingsButton,
-    UrgeButton,
-    WorksheetButton,
-)
+from bot.core.callbacks import CallbackData
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 from bot.features.checkins import views as journal_views
+from bot.features.checkins.callbacks import DailyButton
 from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.progress.callbacks import MoodButton
 from bot.features.setup import views as settings_views
+from bot.features.setup.callbacks import DayButton, SettingsButton
+from bot.features.urge.callbacks import UrgeButton
 from bot.features.worksheets import views
+from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.service import Answer
 from bot.people.profile import Profile
 from tests.helpers.bot import shared_content

@@ -12,7 +12,6 @@ import pytest
 
 from bot.content.worksheet_model import Worksheet
 from bot.core.clock import ManualClock
-from bot.core.state import WorksheetState, worksheet_state
 from bot.crypto import MasterKey, PersonCipher, random_key
 from bot.features.crisis.held import SAFETY_PLAN, HeldDecision, held_texts, take
 from bot.features.worksheets.flow import (
@@ -28,6 +27,7 @@ from bot.features.worksheets.flow import (
 )
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.service import WorksheetService
+from bot.features.worksheets.state import WorksheetState, worksheet_state
 from bot.people.ledger import MessageLedger
 from bot.people.profile import Profile
 from bot.people.service import PeopleService, Person
