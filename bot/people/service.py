@@ -111,7 +111,8 @@ class PeopleService:
         """The records the features registered (bot/wiring.py, after they installed)."""
         for kind in kinds:
             check_record(kind, self.records)
-            self.records = (*self.records, kind)
+            if kind not in self.records:  # an application built again on one foundation
+                self.records = (*self.records, kind)
 
     def _handle(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
