@@ -3,7 +3,9 @@
 Every measurement runs in its own process, and the Bot API emulator in yet another
 (bench/harness.py), so the bot's CPU time and peak RSS are its own:
 
-    seed DIR --people N        people due at one instant, written straight into storage
+    seed DIR --people N        people due at one instant, written straight into storage;
+      [--layout flat]          profiles in the flat layout written before per-feature
+                               records (bot/people/profile.py), as rows not saved since
     throughput DIR [--dry]     one dispatch pass over everyone, throttle off; --dry replaces
                                the HTTP send with a stub (the dispatcher's own cost)
     startup DIR --mode M       start-up time and RSS: ours (one job) or naive (one
@@ -29,7 +31,8 @@ import tempfile
 import time
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
+from unittest.mock import MagicMock
 from zoneinfo import ZoneInfo
 
 from bench.harness import (
@@ -40,18 +43,25 @@ from bench.harness import (
     dispatcher_of,
     write_profile,
 )
+from bot.app import features as listed_features
 from bot.config import Settings
 from bot.content.compiled import load_compiled
 from bot.content.loader import load_content
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
 from bot.features.checkins.policy import Claim, schedule_of
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import next_occurrence
-from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
+from bot.features.crisis.held import HeldTexts
+from bot.framework.context import Services
+from bot.framework.hub import Hub
+from bot.people.profile import PARTS, Profile, Record
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT
 from bot.runtime import Runtime
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS
+from bot.transport.http import AiohttpRequest
 from bot.transport.send_outcome import Delivered, SendOutcome
 
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
@@ -85,7 +95,35 @@ def current_rss_mb() -> float:
 # --- seeding --------------------------------------------------------------------------
 
 
-async def seed(directory: Path, people: int, *, startup_only: bool = False) -> None:
+def all_records() -> list[type[Record]]:
+    # The features install into a hub with stand-in shared services: only what they
+    # register is read here, as tests/helpers/codecs.py does.
+    shared = MagicMock()
+    shared.main_bot.request = AiohttpRequest()  # the check-ins' JSON send asks for it
+    hub = Hub(services=cast(Services, shared))
+    for feature in listed_features():
+        feature.install(hub)
+    return hub.records
+
+
+def profile_text(zone: str, local: str, layout: str, kinds: list[type[Record]]) -> str:
+    """A person who has every feature's record (each at its defaults but the check-ins'),
+    in either layout: `flat` as written before records, every field at the top."""
+    profile = Profile(country="GB", timezone=zone, onboarded=True)
+    profile.holding(*(kind() for kind in kinds))
+    profile.replace(CheckinPrefs(daily_time=local, daily_enabled=True))
+    text = profile.to_json(kinds)
+    if layout == "parts":
+        return text
+    raw = json.loads(text)
+    for key, values in raw.pop(PARTS).items():
+        raw.update({"held": values["texts"]} if key == HeldTexts.KEY else values)
+    return json.dumps(raw, separators=(",", ":"), sort_keys=True)
+
+
+async def seed(
+    directory: Path, people: int, *, startup_only: bool = False, layout: str = "parts"
+) -> None:
     """`startup_only`: every person's sealed texts are one person's (start-up opens none,
     and sealing a million twice takes half an hour here); identities and data keys are
     each their own, as start-up would meet them."""
@@ -98,16 +136,17 @@ async def seed(directory: Path, people: int, *, startup_only: bool = False) -> N
     db = await Database.open(data / "steady.sqlite3", MIGRATIONS)
     pseudo = await keys.pseudonym_key()
     now = int(DUE.timestamp()) - 86_400
-    occurrences: dict[str, tuple[Profile, tuple[dt.datetime, dt.date]]] = {}
+    occurrences: dict[str, tuple[str, tuple[dt.datetime, dt.date]]] = {}
+    kinds = all_records()
     for zone, local in ZONES:
-        profile = Profile(
-            country="GB", timezone=zone, daily_time=local, daily_enabled=True, onboarded=True
+        profile = Profile(country="GB", timezone=zone, onboarded=True).holding(
+            CheckinPrefs(daily_time=local, daily_enabled=True)
         )
         schedule = schedule_of(profile)
         assert schedule is not None
         found = next_occurrence(schedule, DUE - dt.timedelta(seconds=1))
         assert found is not None and found[0] == DUE, (zone, found)
-        occurrences[zone] = (profile, found)
+        occurrences[zone] = (profile_text(zone, local, layout, kinds), found)
     shared: dict[str, tuple[bytes, bytes]] = {}
     for start in range(0, people, 50_000):
         people_rows: list[tuple[str, bytes, bytes, int, str, int, int]] = []
@@ -115,7 +154,7 @@ async def seed(directory: Path, people: int, *, startup_only: bool = False) -> N
         for n in range(start, min(people, start + 50_000)):
             user = FIRST_USER + n
             zone, _ = ZONES[n % len(ZONES)]
-            profile, found = occurrences[zone]
+            text, found = occurrences[zone]
             pid = new_row_id()
             key = random_key()
             identity_rows.append((pseudonym(pseudo, user), pid, key))
@@ -124,7 +163,7 @@ async def seed(directory: Path, people: int, *, startup_only: bool = False) -> N
             else:
                 cipher = PersonCipher(pid, key)
                 chat = cipher.seal_text(CHAT_SLOT, str(user))
-                sealed = cipher.seal_text(PROFILE_SLOT, profile.to_json())
+                sealed = cipher.seal_text(PROFILE_SLOT, text)
                 shared[zone] = (chat, sealed)
             people_rows.append(
                 (pid, chat, sealed, int(found[0].timestamp()), found[1].isoformat(), now, now)
@@ -295,13 +334,15 @@ async def schedule_naively(runtime: Runtime) -> int:
         for row in chunk:
             pid = str(row["person_id"])
             profile = Profile.from_json(ciphers[pid].open_text(PROFILE_SLOT, row["profile_enc"]))
-            assert profile.daily_time is not None and profile.timezone is not None
-            hour, minute = map(int, profile.daily_time.split(":"))
+            assert (
+                profile.part(CheckinPrefs).daily_time is not None and profile.timezone is not None
+            )
+            hour, minute = map(int, profile.part(CheckinPrefs).daily_time.split(":"))
             job_queue.run_daily(
                 send,
                 dt.time(hour, minute, tzinfo=ZoneInfo(profile.timezone)),
                 # PTB counts days from Sunday = 0; ours from Monday = 0.
-                days=tuple((d + 1) % 7 for d in profile.daily_days),
+                days=tuple((d + 1) % 7 for d in profile.part(CheckinPrefs).daily_days),
                 name=pid,
                 data=pid,
                 job_kwargs={"misfire_grace_time": 7200},
@@ -371,6 +412,7 @@ def main() -> None:
     p.add_argument("directory", type=Path)
     p.add_argument("--people", type=int, default=100_000)
     p.add_argument("--startup-only", action="store_true", help="one sealed text for all")
+    p.add_argument("--layout", choices=("parts", "flat"), default="parts")
     for name in ("throughput", "throttled"):
         p = sub.add_parser(name)
         p.add_argument("directory", type=Path)
@@ -388,7 +430,9 @@ def main() -> None:
     logging.basicConfig(level=logging.WARNING)
 
     if args.command == "seed":
-        asyncio.run(seed(args.directory, args.people, startup_only=args.startup_only))
+        asyncio.run(
+            seed(args.directory, args.people, startup_only=args.startup_only, layout=args.layout)
+        )
     elif args.command in ("throughput", "throttled"):
         people = count_people(args.directory)
         result = asyncio.run(

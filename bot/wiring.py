@@ -206,6 +206,7 @@ def build_application(
     hub = Hub(app.bot_data.offers, services)
     for feature in installed:
         feature.install(hub)
+    services.people.know_records(hub.records)
     wire_processor(processor, hub, app, services)
     # Polling: each fetched update screened as it arrives, then admitted to the handlers
     # as slots free (bot/transport/intake.py, admission.py); one shed under overload is

@@ -29,6 +29,7 @@ from bot.framework.context import Context, Services
 from bot.framework.offers import Offers
 from bot.framework.router import Router
 from bot.matching.crisis import CrisisMatch
+from bot.people.profile import Record, check_record
 from bot.people.service import Person
 
 # Handler groups, lowest first. PTB runs at most one handler per group for each update.
@@ -156,6 +157,8 @@ class Hub:
         # before the first update; and at the stop, in reverse order.
         self.starting: list[Lifecycle] = []
         self.stopping: list[Lifecycle] = []
+        # The features' own records in the sealed profile (bot/people/profile.py).
+        self.records: list[type[Record]] = []
 
     @property
     def services(self) -> Services:
@@ -163,6 +166,12 @@ class Hub:
         if self._services is None:
             raise LookupError("this hub was made without the shared services")
         return self._services
+
+    def profile_record(self, kind: type[Record]) -> None:
+        """A record of the feature's own settings in the person's profile: each save then
+        writes it in its part, moved out of the flat layout if it was still there."""
+        check_record(kind, self.records)
+        self.records.append(kind)
 
     def handle(self, group: int, handler: Handler) -> None:
         """A PTB handler in one of the groups above (commands go through `command`)."""

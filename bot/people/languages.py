@@ -5,7 +5,7 @@ profile; this holds nothing that outlives the process."""
 
 from __future__ import annotations
 
-from bot.people.service import Profile
+from bot.people.profile import Profile
 
 
 class LanguageCache:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from datetime import timedelta
 
 from bot.core.clock import Clock
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from bot.storage.people import PeopleStore
 
 # Telegram lets a bot delete messages in a private chat for 48 hours; older ids are useless.

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import secrets
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from bot.core.clock import Clock
 from bot.core.errors import SteadyError
 from bot.crypto import CryptoError, PersonCipher, pseudonym
-from bot.people.held import Held
+from bot.people.profile import Profile, Record, check_record
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore, PersonRow
 
@@ -24,87 +23,25 @@ log = logging.getLogger(__name__)
 SAVED = "saved"
 FORGOT = "forgot"
 
-ALL_DAYS: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
 PROFILE_SLOT = "profile"
 CHAT_SLOT = "chat_id"
 # Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
 _CIPHER_CACHE_SIZE = 20_000
 
 
-@dataclass
-class Profile:
-    """Everything a person chose. Sealed as JSON, so adding a field needs no migration."""
-
-    country: str | None = None
-    timezone: str | None = None
-    daily_time: str | None = None  # "HH:MM", local
-    daily_days: tuple[int, ...] = ALL_DAYS  # 0 = Monday
-    daily_enabled: bool = False
-    paused: bool = False
-    skip_date: str | None = None  # a local date whose prompt is skipped
-    neutral_wording: bool = False
-    silent: bool = False
-    discreet: bool = False
-    onboarded: bool = False
-    shared_device: bool | None = None  # answer to "could someone else read this chat?"
-    active_worksheet: str | None = None
-    pending_worksheet: str | None = None  # opened by a deep link before onboarding ended
-    language: str | None = None  # chosen in /settings or onboarding; None: Telegram's, else en
-    # Counts saves; sealed with the rest and anchored in the key store, so an older copy of
-    # the row put back is refused (0: written before revisions existed).
-    revision: int = 0
-    # The /settings panel (or its question) on screen: edited in place, or replaced, never
-    # piled up (0: none).
-    settings_message: int = 0
-    # A check-in day whose journal entry was undone: free text that day is no longer
-    # taken for the journal (a Telegram reply still is).
-    journal_closed: str | None = None
-    # Riding the wave (issue 15): the pull-back offer, at most once a local day, off with a tap.
-    urge_offers: bool = True
-    urge_offered_on: str | None = None  # the local date it was last offered
-    nocontact_in_checkin: bool = False  # the no-contact day under the daily check-in
-    # Texts held until the person says keep or don't keep (bot/features/crisis/held.py
-    # owns the rule; a malformed stored one is dropped when read).
-    held: list[Held] = field(default_factory=list)
-    # Discretion (docs/discretion.md). Digests are HMAC-SHA256 (hex) of the normalised word
-    # under the word key; never the word. `word_key` is set only after erase-on-panic, when
-    # the data key that derived it is gone.
-    panic_digest: str | None = None
-    return_digest: str | None = None
-    word_key: str | None = None
-    decoy_theme: str | None = None
-    panic_erases: bool = False
-    cover: bool = False
-    cover_sequence: int = 0
-    cover_replies: int = 0
-    cover_day: str | None = None
-    cover_language: str | None = None
-    # The record's look-back offer (bot/features/record/service.py): on until turned off with one
-    # tap; the local date it was last made (at most once a day).
-    record_offers: bool = True
-    record_offered_on: str | None = None
-
-    def to_json(self) -> str:
-        raw = asdict(self)
-        raw["held"] = [h.to_raw() for h in self.held]
-        return json.dumps(raw, separators=(",", ":"), sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> Profile:
-        raw: dict[str, Any] = json.loads(text)
-        known = {f.name for f in fields(cls)}
-        values = {k: v for k, v in raw.items() if k in known}
-        if "daily_days" in values:
-            values["daily_days"] = tuple(int(d) for d in values["daily_days"])
-        if "held" in values:
-            stored = values["held"] if isinstance(values["held"], list) else []
-            values["held"] = [h for item in stored if (h := Held.from_raw(item)) is not None]
-        return cls(**values)
-
-
-def open_profile(cipher: PersonCipher, profile_enc: bytes, chat_enc: bytes) -> tuple[Profile, int]:
-    """A person's sealed settings and chat id, opened (the one place that decodes them)."""
+def open_profile(
+    cipher: PersonCipher,
+    profile_enc: bytes,
+    chat_enc: bytes,
+    *,
+    reading: Iterable[type[Record]] = (),
+) -> tuple[Profile, int]:
+    """A person's sealed settings and chat id, opened (the one place that decodes them).
+    `reading`: the records the caller will use, decoded now, so that one which does not
+    decode fails here, where an unreadable row is handled, and not at its first use."""
     profile = Profile.from_json(cipher.open_text(PROFILE_SLOT, profile_enc))
+    for kind in reading:
+        profile.part(kind)
     return profile, int(cipher.open_text(CHAT_SLOT, chat_enc))
 
 
@@ -166,6 +103,16 @@ class PeopleService:
         # needs more than the listeners' settings (the panic words:
         # bot/features/discretion/service.py).
         self.refreshed: list[Callable[[Person], None]] = []
+        # The features' profile records (bot/people/profile.py): a save writes each of them
+        # in the records' layout, also those still flat and not read this time.
+        self.records: tuple[type[Record], ...] = ()
+
+    def know_records(self, kinds: Sequence[type[Record]]) -> None:
+        """The records the features registered (bot/wiring.py, after they installed)."""
+        for kind in kinds:
+            check_record(kind, self.records)
+            if kind not in self.records:  # an application built again on one foundation
+                self.records = (*self.records, kind)
 
     def _handle(self, user_id: int) -> str:
         return pseudonym(self._pseudonym_key, user_id)
@@ -215,7 +162,9 @@ class PeopleService:
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
-        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+        # Every record decoded here: one that does not decode makes the row unreadable
+        # (offered erasure) rather than failing a handler later. One person: cheap.
+        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=self.records)
         anchored = self.keys.anchored_version(row.person_id)
         if profile.revision < anchored:
             log.warning(
@@ -268,7 +217,7 @@ class PeopleService:
         await self.store.insert(
             person_id,
             cipher.seal_text(CHAT_SLOT, str(chat_id)),
-            cipher.seal_text(PROFILE_SLOT, profile.to_json()),
+            cipher.seal_text(PROFILE_SLOT, profile.to_json(self.records)),
             state,
             self._now(),
         )
@@ -284,7 +233,7 @@ class PeopleService:
         await self.store.update(
             person.person_id,
             now=self._now(),
-            profile_enc=person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json()),
+            profile_enc=person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json(self.records)),
             state=person.state,
             active=person.active,
         )

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.features.crisis.held import HeldTexts
 from bot.storage.database import Database
 from tests.helpers.bot import TOKEN, BotUnderTest
 from tests.helpers.canaries import (
@@ -32,7 +33,7 @@ async def test_canary_is_nowhere_on_disk_or_in_logs(
     person = await people.load(PERSON)
     assert person is not None  # the person really is stored
     # The crisis answer waits for [Keep] sealed in the profile: on disk, but never readable.
-    assert any(CANARY in held.text for held in person.profile.held)
+    assert any(CANARY in held.text for held in person.profile.part(HeldTexts).texts)
     # ... and so are the answers, sealed: the canary is in them, just not readable on disk.
     exports = [
         m.document

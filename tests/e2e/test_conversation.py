@@ -23,6 +23,7 @@ from typing import Any
 
 from bot.emulator import SentMessage
 from bot.features.checkins.handlers import JOB_NAME
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.state import setup_state
 from bot.features.worksheets.state import worksheet_state
 from bot.people.service import Person
@@ -317,7 +318,7 @@ async def test_stop_offers_to_pause_or_end_and_end_ends(bot: BotUnderTest) -> No
     assert offer is not None and offered(replies, "Pause check-ins") is not None
     await w.press(IDLE, offer, "End check-ins")
     p = await w.person(IDLE)
-    assert not p.profile.daily_enabled and p.next_due_utc is None
+    assert not p.profile.part(CheckinPrefs).daily_enabled and p.next_due_utc is None
     assert "Check-ins have ended" in (bot.emu.messages_to(IDLE)[offer.index].text or "")
     # With nothing left to stop, "stop" says so, and what else there is.
     replies = await w.say(IDLE, text("stop"))
@@ -346,7 +347,7 @@ async def test_cancel_in_settings_keeps_what_was_saved_and_one_panel(bot: BotUnd
     closed = bot.emu.messages_to(SETTINGS)[new_panel.index].text or ""
     assert "saved" not in closed.lower()
     p = await w.person(SETTINGS)
-    assert p.profile.daily_time == "19:30" and p.profile.neutral_wording
+    assert p.profile.part(CheckinPrefs).daily_time == "19:30" and p.profile.neutral_wording
     assert decode_state(p.state) is None
 
 

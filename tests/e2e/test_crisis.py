@@ -7,6 +7,8 @@ from collections.abc import Callable
 import pytest
 
 from bot.emulator import SentMessage
+from bot.features.checkins.prefs import CheckinPrefs
+from bot.features.crisis.held import HeldTexts
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 from tests.helpers.daily import entries, prompt_arrives
 from tests.helpers.worksheets import (
@@ -504,7 +506,9 @@ async def test_both_tiers_with_check_ins_paused(bot: BotUnderTest, tier: int) ->
     await bot.settle()
     assert bot.unread() == []  # no "send /worksheets" under it
     person = await person_of(bot)
-    assert person.profile.paused and person.profile.held == []  # nothing to keep: not a reply
+    assert (
+        person.profile.part(CheckinPrefs).paused and person.profile.part(HeldTexts).texts == ()
+    )  # nothing to keep: not a reply
 
 
 @pytest.mark.parametrize("tier", [1, 2])
@@ -567,7 +571,7 @@ async def test_only_a_crisis_word_is_never_stored_reviewed_or_exported(
     assert await saved_answers(bot) == {sheet(bot).questions[0].id: ("my own words",)}
     await bot.press(saved, "Pause")
     await bot.next(containing="Paused")
-    assert (await person_of(bot)).profile.held == []
+    assert (await person_of(bot)).profile.part(HeldTexts).texts == ()
     await bot.send("/export")
     doc = await bot.next(predicate=lambda m: m.document is not None)
     assert doc.document is not None
@@ -604,7 +608,7 @@ async def test_keep_and_dont_keep_each_file_their_own_text(bot: BotUnderTest) ->
     await bot.press(first, "Keep as my answer")
     await bot.next(containing="Kept with your answer")
     assert await saved_answers(bot) == {sheet(bot).questions[0].id: ("first", kept)}
-    assert (await person_of(bot)).profile.held == []
+    assert (await person_of(bot)).profile.part(HeldTexts).texts == ()
     await bot.press(first, "Continue the worksheet")
     shown = await bot.next(containing="Question 1 of")
     assert kept in (shown.text or "") and dropped not in (shown.text or "")

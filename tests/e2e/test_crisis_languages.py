@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from bot.content.helplines import LineKind, parts_of
+from bot.features.crisis.held import HeldTexts
 from tests.helpers.bot import BotUnderTest
 from tests.helpers.worksheets import begin, has_button, labels, person_of, saved_answers
 
@@ -69,4 +70,4 @@ async def test_the_help_word_brings_the_lines_idle_and_mid_worksheet(
         assert "Keep as my answer" not in labels(reply)  # a call, never an answer
     await bot.settle()
     assert await saved_answers(bot) == {}
-    assert (await person_of(bot)).profile.held == []
+    assert (await person_of(bot)).profile.part(HeldTexts).texts == ()

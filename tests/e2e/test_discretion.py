@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bot.emulator import SentMessage
+from bot.features.discretion.prefs import DiscretionPrefs
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 from tests.helpers.discretion import (
     BACK,
@@ -44,7 +45,11 @@ async def test_panic_from_idle_leaves_only_the_decoy_and_stores_no_word(
     # The words went into the chat twice (set, used) and were never stored or logged.
     data_dir = bot.settings.data_dir
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.cover and person.profile.panic_digest
+    assert (
+        person is not None
+        and person.profile.cover
+        and person.profile.part(DiscretionPrefs).panic_digest
+    )
     await bot.stop()
     for path in data_dir.iterdir():
         if path.is_file():
@@ -221,7 +226,7 @@ async def test_refused_words_are_explained_and_deleted(bot: BotUnderTest) -> Non
     await bot.settle()
     assert {typed, typed_again} <= bot.emu.deleted_ids(USER)
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.panic_digest is None
+    assert person is not None and person.profile.part(DiscretionPrefs).panic_digest is None
     bot.clock.advance(timedelta(minutes=1))
 
 

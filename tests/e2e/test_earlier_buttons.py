@@ -13,6 +13,7 @@ from datetime import timedelta
 from typing import Any
 
 from bot.emulator import SentMessage
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.worksheets.service import WorksheetService
 from bot.storage.worksheets import WorksheetStore
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
@@ -62,8 +63,8 @@ async def test_onboarding_and_settings_buttons_from_earlier_steps(bot: BotUnderT
     safety = await bot.next(containing="Could someone else read")
     await press_all_stale(bot, times, old_times)
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.daily_time == "21:00"
-    assert person.profile.daily_enabled
+    assert person is not None and person.profile.part(CheckinPrefs).daily_time == "21:00"
+    assert person.profile.part(CheckinPrefs).daily_enabled
 
     # Each stale press asked the safety question again: the newest copy is the live one.
     latest = [m for m in bot.emu.messages_to(USER) if "Could someone else" in (m.text or "")][-1]
@@ -83,7 +84,9 @@ async def test_onboarding_and_settings_buttons_from_earlier_steps(bot: BotUnderT
     await press_all_stale(bot, times, ["time:12:30", "time:off"])
     person = await bot.services.people.load(USER)
     assert person is not None and person.state == "setup:country:settings"
-    assert person.profile.daily_time == "21:00" and person.profile.country == "IE"
+    assert (
+        person.profile.part(CheckinPrefs).daily_time == "21:00" and person.profile.country == "IE"
+    )
 
 
 async def test_worksheet_buttons_from_earlier_questions(bot: BotUnderTest) -> None:
@@ -159,11 +162,11 @@ async def test_an_old_settings_panels_day_toggles_change_nothing(bot: BotUnderTe
     await press_all_stale(bot, panel, ["day:mon", "day:sun", "day:done"])
     person = await bot.services.people.load(USER)
     assert person is not None
-    days = list(person.profile.daily_days)
+    days = list(person.profile.part(CheckinPrefs).daily_days)
     # The panel that shows now still toggles.
     current = [m for m in bot.emu.messages_to(USER) if "day:" in str(m.reply_markup)][-1]
     assert current.message_id != panel.message_id
     await bot.press(current, data="day:mon")
     await bot.settle()
     person = await bot.services.people.load(USER)
-    assert person is not None and list(person.profile.daily_days) != days
+    assert person is not None and list(person.profile.part(CheckinPrefs).daily_days) != days

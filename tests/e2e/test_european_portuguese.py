@@ -11,6 +11,7 @@ from collections.abc import Callable
 from datetime import timedelta
 
 from bot.emulator import SentMessage
+from bot.features.checkins.prefs import CheckinPrefs
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 from tests.helpers.jobs import pause_every_job
 
@@ -51,7 +52,7 @@ async def walk(bot: BotUnderTest, code: str, country: str) -> None:
     await bot.next(predicate=with_button(("crisis:", "check:")))
     await bot.settle()
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.daily_time == "21:00"
+    assert person is not None and person.profile.part(CheckinPrefs).daily_time == "21:00"
     due = person.next_due_utc
     assert due is not None
     bot.clock.advance(timedelta(seconds=due - bot.clock().timestamp() + 1))

@@ -4,6 +4,7 @@ local way ("9 de la noche", "20h30", "20 Uhr") is the check-in time."""
 
 from __future__ import annotations
 
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.geo import lookup as geo
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
@@ -28,7 +29,10 @@ async def test_a_country_at_the_zone_question_and_a_local_time(bot: BotUnderTest
     person = await bot.services.people.load(USER)
     assert person is not None
     assert (person.profile.country, person.profile.timezone) == ("US", "America/Vancouver")
-    assert (person.profile.daily_time, person.profile.daily_enabled) == ("21:00", True)
+    assert (
+        person.profile.part(CheckinPrefs).daily_time,
+        person.profile.part(CheckinPrefs).daily_enabled,
+    ) == ("21:00", True)
 
 
 async def test_settings_take_a_time_written_the_german_way(bot: BotUnderTest) -> None:
@@ -40,4 +44,4 @@ async def test_settings_take_a_time_written_the_german_way(bot: BotUnderTest) ->
     await bot.send("um 20 Uhr")
     await bot.settle()
     person = await bot.services.people.load(USER)
-    assert person is not None and person.profile.daily_time == "20:00"
+    assert person is not None and person.profile.part(CheckinPrefs).daily_time == "20:00"

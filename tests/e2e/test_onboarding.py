@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bot.features.checkins.prefs import CheckinPrefs
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 
@@ -28,7 +29,8 @@ async def test_start_with_buttons_to_the_end(bot: BotUnderTest) -> None:
     person = await bot.services.people.load(USER)
     assert person is not None
     p = person.profile
-    assert (p.country, p.timezone, p.daily_time, p.daily_enabled) == (
+    daily = p.part(CheckinPrefs)
+    assert (p.country, p.timezone, daily.daily_time, daily.daily_enabled) == (
         "DE",
         "Europe/Berlin",
         "18:00",
@@ -63,7 +65,7 @@ async def test_start_with_typed_answers(bot: BotUnderTest) -> None:
     person = await bot.services.people.load(USER)
     assert person is not None
     assert (person.profile.country, person.profile.timezone) == ("US", "America/Los_Angeles")
-    assert person.profile.daily_time == "19:45"
+    assert person.profile.part(CheckinPrefs).daily_time == "19:45"
 
 
 async def test_settings_change_and_restart_keeps_them(bot: BotUnderTest) -> None:

@@ -16,6 +16,7 @@ from pypdf import PdfReader
 
 from bot.core import telegram_text
 from bot.emulator import SentMessage
+from bot.features.record.prefs import RecordPrefs
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 
 PHOTO_CANARY = b"PHOTO-CANARY-okapi-7781"
@@ -287,7 +288,7 @@ async def test_the_look_back_offer(bot: BotUnderTest) -> None:
     await bot.settle()
     assert not [m for m in bot.unread() if "Want to read it?" in (m.text or "")]
     person = await bot.services.people.load(USER)
-    assert person is not None and not person.profile.record_offers
+    assert person is not None and not person.profile.part(RecordPrefs).record_offers
 
 
 async def test_neutral_wording_keeps_the_record_plain(bot: BotUnderTest) -> None:
@@ -347,7 +348,7 @@ async def test_an_edit_is_added_as_an_amendment_and_settings_turn_offers_off(
     await bot.settle()
     assert "Offer my notes when I doubt myself: off" in labels(settings)  # edited in place
     person = await bot.services.people.load(USER)
-    assert person is not None and not person.profile.record_offers
+    assert person is not None and not person.profile.part(RecordPrefs).record_offers
 
 
 async def test_a_long_premium_caption_is_cut_so_the_file_can_always_be_shown(

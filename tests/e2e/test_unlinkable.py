@@ -7,7 +7,8 @@ import sqlite3
 from pathlib import Path
 
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
-from bot.people.service import CHAT_SLOT, PROFILE_SLOT, Profile
+from bot.people.profile import Profile
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore

@@ -15,6 +15,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.progress.chart import ChartLabels, plot_data
 from bot.features.progress.drawing import render_png
 from tests.helpers.bot import START_SECONDS, USER, BotUnderTest, buttons_of, shared_content
@@ -83,7 +84,7 @@ async def test_a_paused_person_gets_no_check_back(bot: BotUnderTest) -> None:
     await press_and_read(bot, ask, "9", "What set it off")
     person = await bot.services.people.load(USER)
     assert person is not None
-    person.profile.paused = True
+    person.profile.part(CheckinPrefs).paused = True
     await bot.services.people.save(person)
     bot.clock.advance(timedelta(minutes=25))
     await run_due(bot)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from bot.features.crisis.held import HeldTexts
 from tests.helpers.bot import USER, BotUnderTest
 from tests.helpers.daily import join, person
 from tests.helpers.daily import run as run_daily
@@ -70,7 +71,7 @@ async def test_free_text_is_offered_with_check_ins_off(bot: BotUnderTest) -> Non
     await bot.next(containing="Not kept")
     await bot.settle()
     assert "not this one" not in await journal_texts(bot)
-    assert (await person(bot)).profile.held == []
+    assert (await person(bot)).profile.part(HeldTexts).texts == ()
 
 
 async def test_the_offer_leaves_with_the_words_in_discreet_mode(bot: BotUnderTest) -> None:

@@ -17,6 +17,7 @@ from bot.crypto import CryptoError
 from bot.emulator import SentMessage
 from bot.features.export import pdf_text
 from bot.features.export import render as export
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.storage.journal import JournalStore, journal_slot, new_entry_id
 from bot.storage.worksheets import answer_slot
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
@@ -92,7 +93,7 @@ async def test_a_whole_worksheet_with_answers_skips_and_back(bot: BotUnderTest) 
     await bot.send("/worksheets")
     assert f"{ws.title} (finished)" in ((await bot.next(containing="Worksheets")).text or "")
     person = await person_of(bot)
-    assert person.state == "" and person.profile.active_worksheet is None
+    assert person.state == "" and person.profile.part(WorksheetPrefs).active_worksheet is None
 
 
 async def test_several_messages_make_one_answer_and_edits_update_it(bot: BotUnderTest) -> None:
@@ -187,7 +188,7 @@ async def test_two_worksheets_interleaved(bot: BotUnderTest) -> None:
     await answer(bot, "bond two")
 
     person = await person_of(bot)
-    person.profile.active_worksheet = None
+    person.profile.part(WorksheetPrefs).active_worksheet = None
     await bot.services.people.save(person)
     await bot.send("/resume")
     choice = await bot.next(containing="more than one")
@@ -423,7 +424,10 @@ async def test_forget_leaves_nothing_and_old_backups_stay_sealed(
     await bot.onboard()  # the same person comes back: a new key, nothing carried over
     again = await person_of(bot)
     # A new random row id: nothing links the old rows (in the backup) to the new ones.
-    assert again.person_id != person.person_id and again.profile.active_worksheet is None
+    assert (
+        again.person_id != person.person_id
+        and again.profile.part(WorksheetPrefs).active_worksheet is None
+    )
     with pytest.raises(CryptoError):
         again.cipher.open_text(answer_slot(WS, question_id, answer_id), blob)
     await bot.send("/resume")
@@ -471,7 +475,7 @@ async def test_deep_link_for_a_new_person_opens_after_onboarding(bot: BotUnderTe
     await bot.press(safety, data="safe:no")
     intro = await bot.next(predicate=has_button("Start"))
     assert sheet(bot, OTHER).intro[:40] in (intro.text or "")
-    assert (await person_of(bot)).profile.pending_worksheet is None
+    assert (await person_of(bot)).profile.part(WorksheetPrefs).pending_worksheet is None
 
 
 async def test_deep_link_for_an_existing_person(bot: BotUnderTest) -> None:

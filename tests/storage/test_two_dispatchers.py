@@ -19,7 +19,9 @@ from bot.core.clock import ManualClock
 from bot.crypto import MasterKey, PersonCipher, pseudonym, random_key
 from bot.features.checkins.delivery import Dispatcher
 from bot.features.checkins.policy import Claim, PassReport
-from bot.people.service import CHAT_SLOT, PROFILE_SLOT, PeopleService, Profile
+from bot.features.checkins.prefs import CheckinPrefs
+from bot.people.profile import Profile
+from bot.people.service import CHAT_SLOT, PROFILE_SLOT, PeopleService
 from bot.storage.backend import Backend, Leadership
 from bot.storage.deliveries import DeliveryStore
 from bot.storage.engines import open_data_database
@@ -40,13 +42,11 @@ async def seed(data: str, keys_url: str, master: MasterKey, people: int) -> None
     try:
         pseudo = await keys.pseudonym_key()
         now = int(DUE.timestamp()) - 86_400
-        profile = Profile(
-            country="GB",
-            timezone="Europe/London",
-            daily_time="07:30",
-            daily_enabled=True,
-            onboarded=True,
-        ).to_json()
+        profile = (
+            Profile(country="GB", timezone="Europe/London", onboarded=True)
+            .holding(CheckinPrefs(daily_time="07:30", daily_enabled=True))
+            .to_json()
+        )
         identity_rows, people_rows = [], []
         for n in range(people):
             pid, key = new_row_id(), random_key()

@@ -39,7 +39,9 @@ from bot.features.checkins.policy import (
     pick_prompt,
     schedule_of,
 )
+from bot.features.checkins.prefs import READS, CheckinPrefs
 from bot.features.checkins.schedule import DailySchedule, local_date_of
+from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.deliveries import (
     CLAIMED,
@@ -197,7 +199,7 @@ class Claimer:
         if cipher is None:
             return stop  # no key: the person is being forgotten
         try:
-            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=READS)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
             return stop
@@ -207,7 +209,7 @@ class Claimer:
             due=due,
             now=now,
             local_date=row.next_due_date,
-            skip_date=profile.skip_date,
+            skip_date=profile.part(CheckinPrefs).skip_date,
             existing=existing,
             grace=self._grace,
         )
@@ -224,7 +226,7 @@ class Claimer:
             action = {Action.SEND: Action.SKIP, Action.RESEND: Action.RESTORE}.get(action, action)
         plan = _Plan(row, action, existing, nxt, None, chat_id, profile.neutral_wording)
         plan.silent = profile.silent
-        plan.count_line = profile.nocontact_in_checkin
+        plan.count_line = profile.part(NoContactPrefs).nocontact_in_checkin
         plan.language = profile.language
         plan.country = profile.country
         if action is Action.SEND:

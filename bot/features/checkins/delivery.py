@@ -72,6 +72,8 @@ from bot.features.checkins.policy import (
     rate_for,
     schedule_of,
 )
+from bot.features.checkins.prefs import READS, CheckinPrefs
+from bot.features.progress.prefs import NoContactPrefs
 from bot.people.service import PeopleService, open_profile
 from bot.storage.backend import Leadership, SoleLeadership
 from bot.storage.deliveries import DeliveryStore, Version
@@ -381,11 +383,11 @@ class Dispatcher(PersonSchedule):
                 # nonce): schedule, skip and cover were checked then; memory's cover is not.
                 # Decrypting again was a twentieth of a prompt's CPU (docs/performance.md).
                 return None if self._in_cover(claim.person_id) else claim
-            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc)
+            profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=READS)
         except (CryptoError, ValueError, TypeError) as exc:
             log.warning("daily: person unreadable before send: %s", type(exc).__name__)
             return None
-        if schedule_of(profile) is None or profile.skip_date == claim.local_date:
+        if schedule_of(profile) is None or profile.part(CheckinPrefs).skip_date == claim.local_date:
             return None
         if profile.cover or self._in_cover(claim.person_id):
             return None
@@ -394,7 +396,7 @@ class Dispatcher(PersonSchedule):
             chat_id=chat_id,
             neutral=profile.neutral_wording,
             silent=profile.silent,
-            count_line=profile.nocontact_in_checkin,
+            count_line=profile.part(NoContactPrefs).nocontact_in_checkin,
             language=profile.language,
         )
 

@@ -21,8 +21,10 @@ from bot.features.checkins.build import build
 from bot.features.checkins.callbacks import DailyButton, JournalButton, UndoButton
 from bot.features.checkins.delivery import Dispatcher
 from bot.features.checkins.policy import PROMPT_OUT, TICK, Snooze, schedule_of
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import is_valid_timezone
 from bot.features.checkins.views import journal_page, prompt_buttons, prompt_text
+from bot.features.progress.prefs import NoContactPrefs
 from bot.framework.chat import (
     Button,
     command_person,
@@ -54,6 +56,7 @@ class DailyFeature:
     dispatcher: Dispatcher
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(CheckinPrefs)
         self.hooks = hub.hooks
         urges = hub.offers.urges  # the no-contact count a check-in shows
         built = build(hub.services, urges.checkin_day_by_id)
@@ -124,7 +127,7 @@ class DailyFeature:
             await self.dispatcher.unskip(person)
             await say(context, person.chat_id, tx("daily.unskipped"), person=person)
         elif action == "pause":
-            person.profile.paused = True
+            person.profile.part(CheckinPrefs).paused = True
             await self._schedule_changed(context, person)
             if not from_settings:
                 await _drop_buttons(update)
@@ -151,7 +154,7 @@ class DailyFeature:
             return
         tx = context.tx
         text = prompt_text(tx, prompt, neutral=True, shown=True)
-        if person.profile.nocontact_in_checkin:
+        if person.profile.part(NoContactPrefs).nocontact_in_checkin:
             # On screen now, opened by the person: the count may show.
             count = await context.offers.urges.checkin_day(person)
             if count is not None:
@@ -176,8 +179,8 @@ class DailyFeature:
 
     async def _resume(self, update: Update, context: Context, person: Person) -> None:
         tx = context.tx
-        p = person.profile
-        if p.daily_time is None or p.timezone is None:
+        p = person.profile.part(CheckinPrefs)
+        if p.daily_time is None or person.profile.timezone is None:
             await say(context, person.chat_id, tx("daily.resume_needs_time"), person=person)
             return
         p.paused = False
@@ -198,7 +201,7 @@ class DailyFeature:
         tx = context.tx
         today = self.dispatcher.today(person)
         record = await self.dispatcher.record(person.person_id, today)
-        if person.profile.skip_date == today:
+        if person.profile.part(CheckinPrefs).skip_date == today:
             unskip = DailyButton("unskip", from_settings=True).encode()
             return [[(tx("daily.btn_unskip_settings"), unskip)]] if record is None else []
         if record is None:

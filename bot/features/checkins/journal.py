@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bot.core.clock import Clock
 from bot.crypto import CryptoError, versioned_slot
 from bot.features.checkins.policy import REPLY_WINDOW
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.worksheets.state import worksheet_state
 from bot.people.damaged import DamagedRows
 from bot.people.row_versions import next_version, open_versioned
@@ -102,7 +103,10 @@ class JournalService:
             return None
         if newer_than is not None and (latest.message_id or 0) <= newer_than:
             return None  # the question came after the check-in: free text answers it
-        if latest.local_date in (person.profile.skip_date, person.profile.journal_closed):
+        if latest.local_date in (
+            person.profile.part(CheckinPrefs).skip_date,
+            person.profile.part(CheckinPrefs).journal_closed,
+        ):
             return None
         newest = await self.store.page(pid, offset=0, limit=1)
         if newest and newest[0].created_at >= latest.claimed_at:
@@ -136,7 +140,7 @@ class JournalService:
         if removed and latest is not None:
             # "That wasn't for the journal": the next free text is not either. The caller
             # saves the profile.
-            person.profile.journal_closed = latest.local_date
+            person.profile.part(CheckinPrefs).journal_closed = latest.local_date
         return removed
 
     async def edit(self, person: Person, message_id: int, text: str) -> bool:

@@ -19,6 +19,7 @@ from bot.features.checkins.policy import (
     local_today,
     schedule_of,
 )
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import next_occurrence
 from bot.people.service import PeopleService, Person
 from bot.storage.deliveries import DeliveryRow, DeliveryStore
@@ -62,7 +63,7 @@ class PersonSchedule:
         schedule = schedule_of(person.profile) if person.active else None
         if schedule is None:
             return Snooze.OFF
-        if person.profile.skip_date == local_date:
+        if person.profile.part(CheckinPrefs).skip_date == local_date:
             return Snooze.EXPIRED
         latest = await self.store.latest_delivered(person.person_id)
         now = self._clock()
@@ -81,12 +82,12 @@ class PersonSchedule:
 
     async def skip(self, person: Person, local_date: str) -> None:
         """Skip `local_date`: no prompt that day, no reminder, no journal catch-all."""
-        person.profile.skip_date = local_date
+        person.profile.part(CheckinPrefs).skip_date = local_date
         await self.people.save(person)
         await self.reschedule(person)
 
     async def unskip(self, person: Person) -> None:
-        person.profile.skip_date = None
+        person.profile.part(CheckinPrefs).skip_date = None
         await self.people.save(person)
         await self.reschedule(person)
 

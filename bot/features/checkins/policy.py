@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from bot.content.prompt_model import Prompt, choose_next_prompt, current_cycle
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import (
     DailySchedule,
     is_valid_timezone,
@@ -25,7 +26,7 @@ from bot.features.checkins.schedule import (
     next_occurrence,
     parse_local_time,
 )
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from bot.storage.deliveries import DELIVERED, SENT, SNOOZED, DeliveryRow
 from bot.transport.send_outcome import SendOutcome
 
@@ -82,11 +83,19 @@ def schedule_of(profile: Profile) -> DailySchedule | None:
     """The person's schedule, or None when they get no prompts (off, paused, not set up).
     Nothing before onboarding ends: the safety question (discreet, neutral, silent) comes
     after the time, and someone who stopped there must not get a ringing, plain prompt."""
-    if not profile.daily_enabled or profile.paused or not profile.onboarded:
+    if (
+        not profile.part(CheckinPrefs).daily_enabled
+        or profile.part(CheckinPrefs).paused
+        or not profile.onboarded
+    ):
         return None
-    if profile.daily_time is None or profile.timezone is None:
+    if profile.part(CheckinPrefs).daily_time is None or profile.timezone is None:
         return None
-    return _schedule(profile.daily_time, profile.timezone, tuple(profile.daily_days))
+    return _schedule(
+        profile.part(CheckinPrefs).daily_time,
+        profile.timezone,
+        tuple(profile.part(CheckinPrefs).daily_days),
+    )
 
 
 def local_today(profile: Profile, now: dt.datetime) -> dt.date:

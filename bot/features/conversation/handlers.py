@@ -24,9 +24,11 @@ from telegram.ext import ApplicationHandlerStop, MessageHandler, filters
 
 from bot.content.conversation import LEAVING, Intent, wordless
 from bot.core.buttons import Rows
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.conversation.callbacks import MenuButton, StopButton
 from bot.features.conversation.views import carry_on_buttons, menu_view, stop_view
 from bot.features.setup.state import ONBOARDING, SETUP_STEPS, SetupState
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import current_person, remember, replace_or_say, say, tell
 from bot.framework.context import Context
@@ -149,7 +151,10 @@ class ConversationFeature:
     ) -> tuple[str, Rows]:
         tx = context.tx
         state = self.router.decode_state(person.state)
-        waiting_ws = person.profile.active_worksheet in context.services.content.worksheets
+        waiting_ws = (
+            person.profile.part(WorksheetPrefs).active_worksheet
+            in context.services.content.worksheets
+        )
         waiting = ""
         if state is not None:
             waiting = tx("conversation.menu_waiting_step")
@@ -167,8 +172,8 @@ class ConversationFeature:
         )
 
     async def _offer_stop(self, context: Context, person: Person, *, lead: str) -> None:
-        p = person.profile
-        on = p.onboarded and p.daily_enabled and p.daily_time is not None
+        p = person.profile.part(CheckinPrefs)
+        on = person.profile.onboarded and p.daily_enabled and p.daily_time is not None
         offer = stop_view(context.tx, lead=lead, on=on, paused=on and p.paused)
         if offer is None:
             lead = "\n\n".join(x for x in (lead, context.tx("conversation.stop_nothing")) if x)
@@ -213,8 +218,8 @@ class ConversationFeature:
             return
         tx = context.tx
         if data.value == "end":
-            person.profile.daily_enabled = False
-            person.profile.paused = False
+            person.profile.part(CheckinPrefs).daily_enabled = False
+            person.profile.part(CheckinPrefs).paused = False
             await context.services.people.save(person)
             await self.hooks.schedule_changed(context, person)
             await replace_or_say(context, update, tx("conversation.ended"), person=person)

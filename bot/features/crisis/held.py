@@ -1,7 +1,7 @@
 """Held words: the person's own words, sealed until they choose to keep them or not:
 words that also triggered the crisis path (either tier) in a worksheet answer or a
 journal reply, and text that answered nothing (the offer to keep). "Held" is the one
-name for the idea (`HeldDecision`, `Held`, `Profile.held`, `HeldButton`, the
+name for the idea (`HeldDecision`, `Held`, `HeldTexts`, `HeldButton`, the
 `HeldWordsFeature`); the text keys keep their older prefix, `crisis_held.`.
 
 When a worksheet answer or a journal reply triggered the crisis path, one rule for both:
@@ -14,7 +14,7 @@ When a worksheet answer or a journal reply triggered the crisis path, one rule f
   something they want in their record, or something they would rather not see there
   again. It is kept only after they say so ([Keep as my answer] [Don't keep], under the
   crisis reply or the safety check). Until then it is held sealed in storage (the
-  person's sealed profile, `Profile.held`): a restart loses nothing, and nothing is
+  person's sealed profile, its `HeldTexts` record): a restart loses nothing, and nothing is
   plaintext on disk. /forget deletes it with the profile; review and export never show it.
 - **KeepQuietly**: inside the safety-plan worksheet, an answer that speaks of safety and
   matched only tier 2 ("I'd call Anna if I felt scared of him") is what the worksheet asks
@@ -28,13 +28,13 @@ The emergency reply and the check never wait for any of this: they went out befo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from enum import Enum
+from typing import Any, ClassVar
 
 from bot.matching.crisis import CrisisMatch, normalize
-from bot.people.held import Held
-from bot.people.service import Profile
+from bot.people.profile import Profile, Record
 
 # The worksheet whose answers speak of safety by design (content/worksheets/safety_plan.yaml).
 SAFETY_PLAN = "safety_plan"
@@ -82,15 +82,84 @@ def crisis_only(match: CrisisMatch, text: str, covers: Callable[[str], bool]) ->
 # --- held texts ----------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Held:
+    """A text waiting for [Keep] or [Don't keep], and where it goes if kept."""
+
+    message_id: int
+    text: str
+    worksheet_id: str = ""  # a worksheet answer: the worksheet and the question's id
+    question_id: str = ""
+    prompt_id: str | None = None  # a journal reply: the check-in it answers (None: free)
+    journal: bool = False
+
+    def to_raw(self) -> dict[str, Any]:
+        raw: dict[str, Any] = {"m": self.message_id, "t": self.text}
+        if self.journal:
+            raw["j"] = self.prompt_id or ""
+        else:
+            raw["w"], raw["q"] = self.worksheet_id, self.question_id
+        return raw
+
+    @classmethod
+    def from_raw(cls, raw: object) -> Held | None:
+        if not isinstance(raw, dict):
+            return None
+        m, t = raw.get("m"), raw.get("t")
+        if not isinstance(m, int) or not isinstance(t, str):
+            return None
+        if "j" in raw:
+            prompt = raw["j"]
+            if not isinstance(prompt, str):
+                return None
+            return cls(m, t, prompt_id=prompt or None, journal=True)
+        w, q = raw.get("w"), raw.get("q")
+        if not isinstance(w, str) or not isinstance(q, str) or not w or not q:
+            return None
+        return cls(m, t, worksheet_id=w, question_id=q)
+
+
+@dataclass
+class HeldTexts(Record):
+    """The held texts, in the sealed profile (bot/people/profile.py). The stored shape of
+    each (short keys, one JSON object each) is the flat layout's, moved under the part."""
+
+    KEY: ClassVar[str] = "held"
+
+    texts: tuple[Held, ...] = ()
+
+    @classmethod
+    def decode(cls, values: dict[str, Any]) -> HeldTexts:
+        stored = values.get("texts", [])
+        items = stored if isinstance(stored, list) else []
+        # A malformed one (an older shape, a hand-edited row) is dropped, not fatal.
+        return cls(tuple(h for item in items if (h := Held.from_raw(item)) is not None))
+
+    def encode(self) -> dict[str, Any]:
+        return {"texts": [h.to_raw() for h in self.texts]}
+
+    @classmethod
+    def flat_keys(cls) -> tuple[str, ...]:
+        return ("held",)
+
+    @classmethod
+    def from_flat(cls, flat: Mapping[str, Any]) -> HeldTexts:
+        return cls.decode({"texts": flat.get("held", [])})
+
+
 def held_texts(profile: Profile) -> list[Held]:
-    return list(profile.held)
+    return list(profile.part(HeldTexts).texts)
+
+
+def _keep(profile: Profile, texts: list[Held]) -> None:
+    profile.part(HeldTexts).texts = tuple(texts)
 
 
 def hold(profile: Profile, held: Held) -> None:
     """Add (or, for the same message seen again, replace) a held text; the caller saves."""
     kept = [h for h in held_texts(profile) if h.message_id != held.message_id]
     kept.append(held)
-    profile.held = kept[-HELD_LIMIT:]
+    _keep(profile, kept[-HELD_LIMIT:])
 
 
 def take(profile: Profile, message_id: int) -> Held | None:
@@ -103,7 +172,7 @@ def take(profile: Profile, message_id: int) -> Held | None:
         else:
             rest.append(h)
     if found is not None:
-        profile.held = rest
+        _keep(profile, rest)
     return found
 
 
@@ -116,5 +185,5 @@ def replace_text(profile: Profile, message_id: int, text: str) -> bool:
             items[i] = replace(h, text=text)
             hit = True
     if hit:
-        profile.held = items
+        _keep(profile, items)
     return hit

@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from bot.core.recent import Recent
 from bot.matching.crisis import CrisisKind
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from bot.storage.people import PeopleStore
 from bot.transport.metrics import Metrics
 

@@ -37,6 +37,7 @@ from bot.core.recent import Recent
 from bot.features.crisis.callbacks import CrisisButton
 from bot.features.discretion.build import build
 from bot.features.discretion.callbacks import DiscretionButton
+from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import Cover, DiscretionService, decoy_language
 from bot.features.discretion.state import DiscretionState, discretion_state
 from bot.features.discretion.views import discretion_menu, menu_entries
@@ -113,6 +114,7 @@ class DiscretionFeature:
         self._finishing: set[asyncio.Task[None]] = set()  # wipes still retrying
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(DiscretionPrefs)
         self.commands = hub.commands
         self.discretion = build(hub.services)
         hub.offers.discretion = self.discretion
@@ -397,7 +399,9 @@ class DiscretionFeature:
             return
         services = context.services
         tx = context.tx
-        if value == "panic" or (value == "return" and person.profile.panic_digest):
+        if value == "panic" or (
+            value == "return" and person.profile.part(DiscretionPrefs).panic_digest
+        ):
             word = "panic" if value == "panic" else "return"
             await services.people.set_state(person, DiscretionState(word).encode())
             await replace_or_say(

@@ -22,8 +22,10 @@ from bot.content.panic_word import PanicWords, WordKind, derive_word_key, word_d
 from bot.core.clock import Clock
 from bot.core.errors import SteadyError
 from bot.core.languages import LANGUAGES
+from bot.features.discretion.prefs import DiscretionPrefs
 from bot.people.ledger import DELETE_WINDOW
-from bot.people.service import PeopleService, Person, Profile, UnreadableDataError
+from bot.people.profile import Profile
+from bot.people.service import PeopleService, Person, UnreadableDataError
 from bot.storage.discretion import DiscretionStore
 
 log = logging.getLogger(__name__)
@@ -132,7 +134,7 @@ class CoverCache:
     # PersonListener: a forgotten person leaves nothing in memory.
     def seen(self, person_id: str, profile: Profile, state: str) -> None:
         self._checked.add(person_id)
-        if profile.panic_digest is not None and person_id not in self._armed:
+        if profile.part(DiscretionPrefs).panic_digest is not None and person_id not in self._armed:
             self._unindexed.add(person_id)
         else:
             self._unindexed.discard(person_id)
@@ -145,7 +147,7 @@ class CoverCache:
 
 
 def _armed_of(person: Person) -> Armed | None:
-    p = person.profile
+    p = person.profile.part(DiscretionPrefs)
     if p.panic_digest is None:
         return None
     key = bytes.fromhex(p.word_key) if p.word_key else derive_word_key(person.cipher.data_key)
@@ -199,8 +201,8 @@ class DiscretionService:
         """Memory follows what is stored for this person."""
         armed = _armed_of(person)
         self.cache.arm(person.person_id, armed)
-        p = person.profile
-        if armed is not None and p.cover:
+        p = person.profile.part(DiscretionPrefs)
+        if armed is not None and person.profile.cover:
             self.cache.enter(
                 person.person_id,
                 Cover(
@@ -226,7 +228,7 @@ class DiscretionService:
         if person is None:
             self.cache.checked(person_id)  # nobody stored: nothing to arm
             return False
-        if person.profile.panic_digest is None:
+        if person.profile.part(DiscretionPrefs).panic_digest is None:
             return False
         self.remember(person)
         try:
@@ -243,7 +245,7 @@ class DiscretionService:
         return self.cache.match(person.person_id, text) is WordKind.PANIC
 
     async def set_panic_word(self, person: Person, word: str) -> None:
-        p = person.profile
+        p = person.profile.part(DiscretionPrefs)
         key = bytes.fromhex(p.word_key) if p.word_key else derive_word_key(person.cipher.data_key)
         p.panic_digest = word_digest(key, word).hex()
         if p.return_digest is not None and p.return_digest == p.panic_digest:
@@ -254,7 +256,7 @@ class DiscretionService:
         self.remember(person)
 
     async def set_return_word(self, person: Person, word: str | None) -> None:
-        p = person.profile
+        p = person.profile.part(DiscretionPrefs)
         if p.panic_digest is None:
             return
         key = bytes.fromhex(p.word_key) if p.word_key else derive_word_key(person.cipher.data_key)
@@ -265,7 +267,7 @@ class DiscretionService:
     async def choose(
         self, person: Person, *, theme: str | None = None, erase: bool | None = None
     ) -> None:
-        p = person.profile
+        p = person.profile.part(DiscretionPrefs)
         if theme is not None and theme in self.decoys.theme_ids():
             p.decoy_theme = theme
         if erase is not None:
@@ -274,9 +276,9 @@ class DiscretionService:
         self.remember(person)
 
     async def remove(self, person: Person) -> None:
-        p = person.profile
+        p = person.profile.part(DiscretionPrefs)
         p.panic_digest = p.return_digest = p.word_key = None
-        p.panic_erases = p.cover = False
+        p.panic_erases = person.profile.cover = False
         await self.people.save(person)
         await self.store.unmark(person.person_id)
         self.remember(person)
@@ -318,8 +320,8 @@ class DiscretionService:
     async def store_cover(self, person: Person) -> None:
         """Write what memory holds about this person's cover (after the reply went out)."""
         cover = self.cache.cover(person.person_id)
-        p = person.profile
-        p.cover = cover is not None
+        p = person.profile.part(DiscretionPrefs)
+        person.profile.cover = cover is not None
         if cover is not None:
             p.cover_sequence, p.cover_replies = cover.sequence, cover.replies_today
             p.cover_day, p.cover_language = cover.day, cover.language
@@ -335,7 +337,7 @@ class DiscretionService:
         fresh = await self.people.create(user_id, person.chat_id, "")
         if armed is None:
             return fresh
-        p = fresh.profile
+        p = fresh.profile.part(DiscretionPrefs)
         p.word_key = armed.words.key.hex()
         p.panic_digest = armed.words.panic.hex()
         p.return_digest = None if armed.words.back is None else armed.words.back.hex()

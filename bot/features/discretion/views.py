@@ -7,14 +7,16 @@ from collections.abc import Sequence
 from bot.content.texts import Texts, Tx
 from bot.core.buttons import Rows
 from bot.features.discretion.callbacks import DiscretionButton
+from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.setup.callbacks import SettingsButton
-from bot.people.service import Profile
+from bot.people.profile import Profile
 
 
 def discretion_menu(
-    tx: Tx, p: Profile, themes: Sequence[tuple[str, str]], *, note: str | None = None
+    tx: Tx, profile: Profile, themes: Sequence[tuple[str, str]], *, note: str | None = None
 ) -> tuple[str, Rows]:
     """`themes`: (id, label) of each decoy theme; `note`: what just changed."""
+    p = profile.part(DiscretionPrefs)
     armed = p.panic_digest is not None
     theme = p.decoy_theme or (themes[0][0] if themes else "")
     label = next((name for tid, name in themes if tid == theme), theme)

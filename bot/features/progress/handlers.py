@@ -14,6 +14,7 @@ from bot.core.languages import LANGUAGES
 from bot.features.progress.callbacks import MoodButton, NoContactButton
 from bot.features.progress.chart import ChartLabels
 from bot.features.progress.no_contact import MarkKind, NoContact, State
+from bot.features.progress.prefs import NoContactPrefs
 from bot.features.record.dates import parse_when
 from bot.features.urge.service import UrgeService, zone_of
 from bot.features.urge.views import earlier_view, no_contact_view, reset_confirm_view
@@ -34,6 +35,7 @@ from bot.people.service import Person
 
 class ProgressFeature:
     def install(self, hub: Hub) -> None:
+        hub.profile_record(NoContactPrefs)
         hub.command("progress", self.progress_command)
         hub.command("nocontact", self.no_contact_command)
         hub.router.on_callback(NoContactButton, self.on_no_contact)
@@ -61,7 +63,7 @@ class ProgressFeature:
             text, rows = earlier_view(tx, today, context.formats, lead=tx("nocontact.unclear"))
             await tell(context, person, text, rows)
             return
-        shown = person.profile.nocontact_in_checkin
+        shown = person.profile.part(NoContactPrefs).nocontact_in_checkin
         await tell(context, person, *no_contact_view(tx, count, in_checkin=shown))
 
     async def _start_on(
@@ -69,7 +71,7 @@ class ProgressFeature:
     ) -> None:
         tx, urges = context.tx, _urges(context)
         marked = await urges.mark(person, MarkKind.START, since=day)
-        shown = person.profile.nocontact_in_checkin
+        shown = person.profile.part(NoContactPrefs).nocontact_in_checkin
         if marked is None:
             # Before a count that was stopped, or a stale picker: the count as it stands.
             current = await urges.count(person)
@@ -110,15 +112,17 @@ class ProgressFeature:
         urges = _urges(context)
         if data.value == "show":
             count = await urges.count(person)
-            shown = person.profile.nocontact_in_checkin
+            shown = person.profile.part(NoContactPrefs).nocontact_in_checkin
             await tell(context, person, *no_contact_view(tx, count, in_checkin=shown))
             return
         if data.value in ("inon", "inoff"):
-            person.profile.nocontact_in_checkin = data.value == "inon"
+            person.profile.part(NoContactPrefs).nocontact_in_checkin = data.value == "inon"
             await context.services.people.save(person)
             count = await urges.count(person)
             key = "nocontact.checkin_on" if data.value == "inon" else "nocontact.checkin_off"
-            _, rows = no_contact_view(tx, count, in_checkin=person.profile.nocontact_in_checkin)
+            _, rows = no_contact_view(
+                tx, count, in_checkin=person.profile.part(NoContactPrefs).nocontact_in_checkin
+            )
             await replace_or_say(context, update, tx(key), person=person, buttons=rows)
             return
         if data.value == "earlier":
@@ -142,7 +146,7 @@ class ProgressFeature:
         }
         found = kinds.get(data.value)
         marked = await urges.mark(person, found[0]) if found is not None else None
-        shown = person.profile.nocontact_in_checkin
+        shown = person.profile.part(NoContactPrefs).nocontact_in_checkin
         if marked is None or found is None:  # "Keep my count", or a stale button
             text, rows = no_contact_view(tx, await urges.count(person), in_checkin=shown)
         else:

@@ -37,6 +37,7 @@ from bot.core.clock import Clock
 from bot.crypto import CryptoError
 from bot.features.export.render import zone_of
 from bot.features.record.dates import DAY, HOUR, MINUTE, NOT_SAID
+from bot.features.record.prefs import RecordPrefs
 from bot.features.record.state import AMEND_STEP, RecordState, record_state
 from bot.people.service import PeopleService, Person, RolledBackError
 from bot.storage.record import EntryRow, FileRow, RecordStore, new_record_id
@@ -380,11 +381,11 @@ class RecordService:
     # --- the look-back offer ------------------------------------------------------------
 
     async def note_offered(self, person: Person) -> None:
-        person.profile.record_offered_on = self.today(person).isoformat()
+        person.profile.part(RecordPrefs).record_offered_on = self.today(person).isoformat()
         await self._people.save(person)
 
     async def set_offers(self, person: Person, enabled: bool) -> None:
-        person.profile.record_offers = enabled
+        person.profile.part(RecordPrefs).record_offers = enabled
         await self._people.save(person)
 
     async def message_ids(self, person: Person, entry_id: str) -> list[int]:

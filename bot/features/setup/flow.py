@@ -30,7 +30,9 @@ from datetime import time
 from enum import Enum
 
 from bot.core.clock import Clock
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import is_valid_timezone, parse_local_time
+from bot.features.setup.prefs import SetupPrefs
 from bot.features.setup.state import ONBOARDING, SETTINGS, SETUP_STEPS, SetupState, setup_state
 from bot.geo import lookup as geo
 from bot.geo.lookup import Zone
@@ -39,7 +41,8 @@ from bot.people.service import PeopleService, Person
 DAY_KEYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 # What a /settings button names -> the step it opens.
 SETTINGS_STEPS = {"country": "country", "tz": "timezone", "time": "time"}
-# /settings toggles: the button's name -> the profile field it sets.
+# /settings toggles: the button's name -> the profile field it sets (a shared one, or the
+# check-ins' record's for the pause).
 TOGGLES = {
     "pause": "paused",
     "neutral": "neutral_wording",
@@ -239,13 +242,17 @@ class SetupFlow:
             return False
         if message_id is None:
             return True
-        shown = person.profile.settings_message if state.mode == SETTINGS else state.asked
+        shown = (
+            person.profile.part(SetupPrefs).settings_message
+            if state.mode == SETTINGS
+            else state.asked
+        )
         return not shown or shown == message_id
 
     @staticmethod
     def on_panel(person: Person, message_id: int | None) -> bool:
         """A /settings button (the days' toggles) is live only on the panel itself."""
-        shown = person.profile.settings_message
+        shown = person.profile.part(SetupPrefs).settings_message
         return message_id is None or not shown or shown == message_id
 
     # --- typed answers --------------------------------------------------------------
@@ -312,14 +319,15 @@ class SetupFlow:
         return await self._set_time(person, parsed) if parsed is not None else None
 
     async def _set_time(self, person: Person, value: time) -> TimeSet:
-        person.profile.daily_time = value.strftime("%H:%M")
-        person.profile.daily_enabled = True
+        daily = person.profile.part(CheckinPrefs)
+        daily.daily_time = value.strftime("%H:%M")
+        daily.daily_enabled = True
         # A pause stays a pause: someone may have paused because it is not safe right now.
         await self._people.save(person)
-        return TimeSet(person.profile.daily_time, person.profile.paused)
+        return TimeSet(daily.daily_time, daily.paused)
 
     async def daily_off(self, person: Person) -> None:
-        person.profile.daily_enabled = False
+        person.profile.part(CheckinPrefs).daily_enabled = False
         await self._people.save(person)
 
     async def safety(self, person: Person, choice: str) -> Safety | None:
@@ -329,9 +337,9 @@ class SetupFlow:
             return Safety.STALE  # used once already
         p = person.profile
         if choice == "yes":
-            p.shared_device = True
+            p.part(SetupPrefs).shared_device = True
         elif choice == "no":
-            p.shared_device = False
+            p.part(SetupPrefs).shared_device = False
         elif choice == "discreet":
             p.discreet = p.neutral_wording = p.silent = True
         elif choice != "later":
@@ -344,7 +352,9 @@ class SetupFlow:
         name, _, value = arg.partition(":")
         if name not in TOGGLES or value not in ("on", "off"):
             return None
-        setattr(person.profile, TOGGLES[name], value == "on")
+        # The pause is the check-ins' own; the wording settings are everyone's.
+        owner = person.profile.part(CheckinPrefs) if name == "pause" else person.profile
+        setattr(owner, TOGGLES[name], value == "on")
         await self._people.save(person)
         return Toggled(name, schedule=name == "pause", wording=name == "neutral")
 
@@ -352,9 +362,9 @@ class SetupFlow:
         """A weekday's button (`mon`...): on if it was off and off if it was on."""
         if key not in DAY_KEYS:
             return False
-        days = set(person.profile.daily_days)
+        days = set(person.profile.part(CheckinPrefs).daily_days)
         days.symmetric_difference_update({DAY_KEYS.index(key)})
-        person.profile.daily_days = tuple(sorted(days))
+        person.profile.part(CheckinPrefs).daily_days = tuple(sorted(days))
         await self._people.save(person)
         return True
 
@@ -365,10 +375,10 @@ class SetupFlow:
 
     async def close_settings(self, person: Person) -> None:
         # Every tap was saved as it happened: closing only forgets the menu's message.
-        person.profile.settings_message = 0
+        person.profile.part(SetupPrefs).settings_message = 0
         await self._people.save(person)
 
     async def note_panel(self, person: Person, message_id: int) -> None:
         """The settings message now on screen (saved with the step left, if any)."""
-        person.profile.settings_message = message_id
+        person.profile.part(SetupPrefs).settings_message = message_id
         await self._people.save(person)

@@ -16,6 +16,7 @@ from bot.content.locales import endonym
 from bot.content.texts import feature_list
 from bot.core import local_format
 from bot.core.buttons import Rows
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.build import build
 from bot.features.setup.callbacks import (
     CountryButton,
@@ -39,6 +40,7 @@ from bot.features.setup.flow import (
     ZoneFound,
     ZoneSet,
 )
+from bot.features.setup.prefs import SetupPrefs
 from bot.features.setup.state import ONBOARDING, SETTINGS, SETUP_STEPS, SetupState, setup_state
 from bot.features.setup.views import (
     days_view,
@@ -47,6 +49,7 @@ from bot.features.setup.views import (
     question_view,
     settings_view,
 )
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import worksheet_state
 from bot.framework.chat import (
     country_name,
@@ -70,6 +73,7 @@ class SetupFeature:
     flow: SetupFlow
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(SetupPrefs)
         self.hooks = hub.hooks
         self.flow = build(hub.services)
         hub.offers.onboarding = self
@@ -134,12 +138,13 @@ class SetupFeature:
         self.flow.leave_pending(person)  # saved with the panel's id below
         p = person.profile
         country = country_name(context, p.country) if p.country else None
-        waiting = p.active_worksheet in context.services.content.worksheets
+        waiting = p.part(WorksheetPrefs).active_worksheet in context.services.content.worksheets
         waiting = waiting and worksheet_state(person.state) is None
         extra: Rows = []
         for hook in self.hooks.settings_rows:
             extra += await hook(context, person)
         several = len(context.services.content.locales.codes) > 1
+        daily_time = p.part(CheckinPrefs).daily_time
         text, buttons = settings_view(
             context.tx,
             p,
@@ -148,7 +153,7 @@ class SetupFeature:
             extra=extra,
             lead=lead,
             language=endonym(context.language) if several else None,
-            time_shown=local_format.hh_mm(p.daily_time, context.formats) if p.daily_time else None,
+            time_shown=local_format.hh_mm(daily_time, context.formats) if daily_time else None,
             zone_shown=(
                 geo.zone_label(p.timezone, context.language, country=p.country)
                 if p.timezone
@@ -179,7 +184,7 @@ class SetupFeature:
             except BadRequest as exc:  # too old to edit: sent anew below
                 if "not modified" in str(exc).lower():
                     shown = pressed.message_id  # it already shows this
-        old = person.profile.settings_message
+        old = person.profile.part(SetupPrefs).settings_message
         if old and old != shown:
             await delete_and_forget(context, person, [old])
         if not shown:
@@ -390,7 +395,7 @@ class SetupFeature:
             # An older copy of the days (a panel left in the chat): it flips nothing.
             await strip_buttons(pressed)
             await say(context, person.chat_id, context.tx("fallback.earlier_button"), person=person)
-            text, rows = days_view(context.tx, person.profile.daily_days)
+            text, rows = days_view(context.tx, person.profile.part(CheckinPrefs).daily_days)
             await self._panel(update, context, person, text, rows, fresh=True)
             return
         if data.value == "done":
@@ -401,7 +406,7 @@ class SetupFeature:
             await self._show_days(update, context, person)
 
     async def _show_days(self, update: Update, context: Context, person: Person) -> None:
-        text, rows = days_view(context.tx, person.profile.daily_days)
+        text, rows = days_view(context.tx, person.profile.part(CheckinPrefs).daily_days)
         await replace_or_say(context, update, text, person=person, buttons=rows)
 
     # --- what a change says -------------------------------------------------------------

@@ -6,12 +6,13 @@ from collections.abc import Callable, Sequence
 
 from bot.content.texts import Tx
 from bot.core.buttons import Button, Rows
+from bot.features.checkins.prefs import ALL_DAYS, CheckinPrefs
 from bot.features.setup import callbacks as cb
 from bot.features.setup.flow import DAY_KEYS, Question
 from bot.features.setup.state import SETTINGS
 from bot.geo import lookup as geo
 from bot.geo.lookup import Zone
-from bot.people.service import ALL_DAYS, Profile
+from bot.people.profile import Profile
 
 SUGGESTED_TIMES = ("07:30", "09:00", "12:30", "18:00", "21:00")
 
@@ -121,13 +122,14 @@ def settings_view(
     in any language); `time_shown`, `zone_shown`: the check-in time and the time zone as
     the person's language writes them.
     Each toggle has a line saying what it does, and its button says what a tap will do."""
-    daily_on = p.daily_enabled and p.daily_time is not None
+    d = p.part(CheckinPrefs)
+    daily_on = d.daily_enabled and d.daily_time is not None
     if not daily_on:
         daily = tx("settings.daily_off")
     else:
-        shown = time_shown or p.daily_time
-        daily = tx("settings.daily_on", time=shown, days=days_label(tx, p.daily_days))
-        if p.paused:
+        shown = time_shown or d.daily_time
+        daily = tx("settings.daily_on", time=shown, days=days_label(tx, d.daily_days))
+        if d.paused:
             daily += " " + tx("settings.paused_suffix")
 
     def on_off(value: bool) -> str:
@@ -160,7 +162,7 @@ def settings_view(
     if daily_on:
         daily_rows: Rows = [
             [item("settings.btn_time", "time"), item("settings.btn_days", "days")],
-            [flip("pause", p.paused)],
+            [flip("pause", d.paused)],
         ]
     else:
         daily_rows = [[item("settings.btn_daily_start", "time")]]

@@ -18,10 +18,12 @@ from telegram.error import Forbidden, TelegramError
 
 from bot.content.phrases import PULL_BACK
 from bot.content.urge_texts import surf_steps
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.discretion.service import CONFIRMATION_LIFETIME, CoverHolds
 from bot.features.urge.build import build
 from bot.features.urge.callbacks import UrgeAction, UrgeButton
 from bot.features.urge.export_parts import export_parts
+from bot.features.urge.prefs import UrgePrefs
 from bot.features.urge.service import UrgeService, zone_of
 from bot.features.urge.state import UrgeState, urge_state
 from bot.features.urge.views import (
@@ -65,6 +67,7 @@ TICK = timedelta(seconds=15)
 
 class UrgeFeature:
     def install(self, hub: Hub) -> None:
+        hub.profile_record(UrgePrefs)
         # The safety plan's answers (the worksheets feature's) name the people to reach.
         urges = build(hub.services, hub.offers.worksheet_answers)
         hub.offers.urges = urges
@@ -79,7 +82,7 @@ class UrgeFeature:
 
     async def settings_rows(self, context: Context, person: Person) -> list[list[Button]]:
         """Once the pull-back offer is turned off, /settings is where it comes back."""
-        if person.profile.urge_offers:
+        if person.profile.part(UrgePrefs).urge_offers:
             return []
         return [[(context.tx("urge.btn_offers_on"), UrgeButton(UrgeAction.OFFERS_ON).encode())]]
 
@@ -121,11 +124,11 @@ class UrgeFeature:
         elif action is UrgeAction.NOT_NOW:
             await release(context, person, pressed)
         elif action is UrgeAction.OFFERS_ON:
-            person.profile.urge_offers = True
+            person.profile.part(UrgePrefs).urge_offers = True
             await context.services.people.save(person)
             await say(context, person.chat_id, tx("urge.offers_on"), person=person)
         elif action is UrgeAction.NEVER:
-            person.profile.urge_offers = False
+            person.profile.part(UrgePrefs).urge_offers = False
             await context.services.people.save(person)
             await replace_or_say(context, update, tx("urge.offers_off"), person=person)
         elif action is UrgeAction.STRENGTH:
@@ -325,14 +328,18 @@ class UrgeFeature:
         journal's route: a check-in reply that sounds like it is offered the flow and still
         saved (this returns False for it, and the journal takes it)."""
         profile = person.profile
-        if context.crisis is not None or not profile.onboarded or not profile.urge_offers:
+        if (
+            context.crisis is not None
+            or not profile.onboarded
+            or not profile.part(UrgePrefs).urge_offers
+        ):
             return False
         if PULL_BACK not in context.services.content.phrases.detect(text):
             return False
         today = context.services.clock().astimezone(zone_of(person)).date().isoformat()
-        if profile.urge_offered_on == today:
+        if profile.part(UrgePrefs).urge_offered_on == today:
             return False
-        profile.urge_offered_on = today
+        profile.part(UrgePrefs).urge_offered_on = today
         await context.services.people.save(person)
         await tell(context, person, *offer_view(context.tx))
         message = update.message
@@ -359,7 +366,12 @@ class UrgeFeature:
         urges = _urges(context)
         for due, fresh in await urges.claim_follow_ups():
             person = await _load(context, due.person_id)
-            if not fresh or person is None or not person.active or person.profile.paused:
+            if (
+                not fresh
+                or person is None
+                or not person.active
+                or person.profile.part(CheckinPrefs).paused
+            ):
                 continue  # too late to say "20 minutes", or asked for quiet: dropped
             if _in_cover(context, person):
                 continue  # nothing arrives unprompted in cover; by its end it is stale
@@ -373,7 +385,11 @@ class UrgeFeature:
             person = await _load(context, row.person_id)
             if person is None:
                 continue
-            if not person.active or person.profile.paused or _in_cover(context, person):
+            if (
+                not person.active
+                or person.profile.part(CheckinPrefs).paused
+                or _in_cover(context, person)
+            ):
                 await urges.claim_offer(row, postpone=True)  # still here tomorrow
                 continue
             if await urges.claim_offer(row, postpone=False):

@@ -30,6 +30,7 @@ from bot.content.urge_model import (
 from bot.core.clock import Clock
 from bot.features.progress.chart import MOOD_MAX, MOOD_MIN, ChartData, MoodRating
 from bot.features.progress.no_contact import Mark, MarkKind, NoContact, State, allowed, no_contact
+from bot.features.progress.prefs import NoContactPrefs
 from bot.features.worksheets.service import WorksheetService
 from bot.people.row_versions import open_versioned
 from bot.people.service import PeopleService, Person, UnreadableDataError
@@ -388,7 +389,7 @@ class UrgeService:
             person = await self._people.load_by_id(person_id)
         except UnreadableDataError:
             return None
-        if person is None or not person.profile.nocontact_in_checkin:
+        if person is None or not person.profile.part(NoContactPrefs).nocontact_in_checkin:
             return None
         return await self.checkin_day(person)
 

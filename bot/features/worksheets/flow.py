@@ -41,11 +41,11 @@ from dataclasses import dataclass, replace
 from enum import Enum
 
 from bot.content.worksheet_model import Worksheet
-from bot.features.crisis.held import SAFETY_PLAN, HeldDecision, decide, hold
+from bot.features.crisis.held import SAFETY_PLAN, Held, HeldDecision, decide, hold
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.service import Answer, WorksheetService
 from bot.features.worksheets.state import WorksheetState, worksheet_state
 from bot.matching.crisis import CrisisMatch
-from bot.people.held import Held
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService, Person
 from bot.storage.worksheets import ProgressRow
@@ -228,8 +228,8 @@ class WorksheetFlow:
     async def shown(self, person: Person, worksheet: Worksheet, step: WorksheetState) -> None:
         """A question (or its acknowledgement) is on screen: typed text now answers it."""
         person.state = step.encode()
-        if person.profile.active_worksheet != worksheet.id:
-            person.profile.active_worksheet = worksheet.id
+        if person.profile.part(WorksheetPrefs).active_worksheet != worksheet.id:
+            person.profile.part(WorksheetPrefs).active_worksheet = worksheet.id
             await self._people.save(person)
         else:
             await self._people.set_state(person, person.state)
@@ -240,8 +240,8 @@ class WorksheetFlow:
             # Only this worksheet's question closes: an old button of another worksheet
             # must not cancel the question waiting on screen.
             person.state = ""
-        if person.profile.active_worksheet == worksheet.id:
-            person.profile.active_worksheet = None
+        if person.profile.part(WorksheetPrefs).active_worksheet == worksheet.id:
+            person.profile.part(WorksheetPrefs).active_worksheet = None
         await self._people.save(person)
 
     async def pause(self, person: Person) -> None:
@@ -276,8 +276,8 @@ class WorksheetFlow:
         worksheet = self._data.get(step.worksheet_id) if step is not None else None
         if step is None or worksheet is None:
             person.state = ""
-            if self._data.get(person.profile.active_worksheet or "") is None:
-                person.profile.active_worksheet = None
+            if self._data.get(person.profile.part(WorksheetPrefs).active_worksheet or "") is None:
+                person.profile.part(WorksheetPrefs).active_worksheet = None
             await self._people.save(person)
             return Gone()
         row = await self._data.progress(person, worksheet)
@@ -334,18 +334,18 @@ class WorksheetFlow:
         if step is not None and step.worksheet_id == worksheet.id:
             ids += self.leave_step(person)
             person.state = ""
-        if person.profile.active_worksheet == worksheet.id:
-            person.profile.active_worksheet = None
+        if person.profile.part(WorksheetPrefs).active_worksheet == worksheet.id:
+            person.profile.part(WorksheetPrefs).active_worksheet = None
         await self._people.save(person)
         quoting = await self._ledger.deletable(person.person_id, quoting=worksheet.id)
         return _unique([*ids, *written, *quoting])
 
     async def take_pending(self, person: Person) -> str | None:
         """A worksheet deep-linked before onboarding ended, now due to open (once)."""
-        pending = person.profile.pending_worksheet
+        pending = person.profile.part(WorksheetPrefs).pending_worksheet
         if not pending:
             return None
-        person.profile.pending_worksheet = None
+        person.profile.part(WorksheetPrefs).pending_worksheet = None
         await self._people.save(person)
         return pending
 

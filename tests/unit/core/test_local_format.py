@@ -11,7 +11,7 @@ from bot.content.places import name_in
 from bot.core import local_format
 from bot.features.setup.callbacks import LanguageButton, SettingsButton
 from bot.features.setup.views import language_view, settings_view
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from tests.helpers.bot import shared_content
 
 

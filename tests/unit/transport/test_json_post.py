@@ -5,7 +5,7 @@ that answers exactly what each test scripts, and the reading of Telegram's answe
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 import pytest
@@ -22,40 +22,7 @@ from telegram.error import (
 from bot.transport.json_post import JsonPoster
 from bot.transport.send_outcome import Failure, failure_of, message_id_of
 from bot.transport.send_policy import is_too_large, retry_seconds
-
-OK = b'{"ok":true,"result":{"message_id":7,"chat":{"id":1}}}'
-
-
-def answer(body: bytes, status: str = "200 OK", extra: str = "") -> bytes:
-    return (
-        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n{extra}\r\n"
-    ).encode() + body
-
-
-class Server:
-    """Reads each request whole, then runs `reply(request, writer)`; counts connections."""
-
-    def __init__(self) -> None:
-        self.connections = 0
-        self.requests: list[bytes] = []
-        self.replies: list[Callable[[asyncio.StreamWriter], object]] = []
-
-    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        try:
-            while True:
-                head = await reader.readuntil(b"\r\n\r\n")
-                length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
-                self.requests.append(head + await reader.readexactly(length))
-                result = self.replies.pop(0)(writer)
-                if asyncio.iscoroutine(result):
-                    await result
-                await writer.drain()
-        except (asyncio.IncompleteReadError, ConnectionError):
-            pass
-        finally:
-            writer.close()
+from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
 
 @asynccontextmanager
@@ -76,20 +43,6 @@ async def serving(read_timeout: float = 30.0) -> AsyncIterator[tuple[Server, Jso
         await poster.close()
         listening.close()
         await listening.wait_closed()
-
-
-def write(data: bytes) -> Callable[[asyncio.StreamWriter], None]:
-    return lambda writer: writer.write(data)
-
-
-def in_pieces(data: bytes, size: int) -> Callable[[asyncio.StreamWriter], object]:
-    async def reply(writer: asyncio.StreamWriter) -> None:
-        for start in range(0, len(data), size):
-            writer.write(data[start : start + size])
-            await writer.drain()
-            await asyncio.sleep(0)
-
-    return reply
 
 
 async def test_a_request_is_one_post_and_the_connection_is_kept() -> None:

@@ -24,7 +24,7 @@ from telegram.error import NetworkError, TimedOut
 
 from bot.transport.json_post import JsonPoster
 from bot.transport.send_outcome import Failure, failure_of
-from tests.unit.transport.test_json_post import OK, Server, answer, in_pieces, write
+from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
 
 @dataclass(frozen=True)

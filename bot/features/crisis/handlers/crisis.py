@@ -61,6 +61,7 @@ from bot.features.crisis.handlers.send import (
     send_urgent,
 )
 from bot.features.crisis.held import SAFETY_PLAN
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import answering
 from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
@@ -315,7 +316,9 @@ async def on_button(update: Update, context: Context, data: CrisisButton) -> Non
             await country_chosen(update, context, KINDS[k], code, typed=False)
     elif action == "back":
         person = await current_person(update, context)
-        waiting = person is not None and person.profile.active_worksheet is not None
+        waiting = (
+            person is not None and person.profile.part(WorksheetPrefs).active_worksheet is not None
+        )
         key = "crisis_help.back_worksheet" if waiting else "crisis_help.back_idle"
         await send_urgent(update, context, tx(key))
     elif action == "plan":

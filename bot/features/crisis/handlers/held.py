@@ -19,7 +19,7 @@ from telegram.error import BadRequest
 
 from bot.features.crisis.callbacks import HeldButton
 from bot.features.crisis.handlers.safety_check import ensure_reply
-from bot.features.crisis.held import HeldDecision, decide, hold, replace_text, take
+from bot.features.crisis.held import Held, HeldDecision, HeldTexts, decide, hold, replace_text, take
 from bot.framework.chat import (
     Button,
     current_person,
@@ -30,7 +30,6 @@ from bot.framework.chat import (
 )
 from bot.framework.context import Context
 from bot.framework.hub import Hub
-from bot.people.held import Held
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
@@ -108,6 +107,7 @@ async def drop_from_reply(message: Message | None, prefix: str) -> None:
 
 class HeldWordsFeature:
     def install(self, hub: Hub) -> None:
+        hub.profile_record(HeldTexts)
         hub.router.on_callback(HeldButton, self.on_button)
         hub.router.on_edit(self.on_edit)
 

@@ -23,8 +23,10 @@ from bot.features.record.callbacks import RecordButton
 from bot.features.record.flow import RecordFlow
 from bot.features.record.handlers.files import on_media, send_files, send_record_export
 from bot.features.record.handlers.steps import STEP_BUTTONS, EntrySteps
+from bot.features.record.prefs import RecordPrefs
 from bot.features.record.service import AMEND, FullEntry, RecordService, should_offer
 from bot.features.record.state import RecordState, record_state
+from bot.features.urge.prefs import UrgePrefs
 from bot.framework.chat import (
     current_person,
     delete_and_forget,
@@ -54,6 +56,7 @@ class RecordFeature:
         self.steps = EntrySteps()
 
     def install(self, hub: Hub) -> None:
+        hub.profile_record(RecordPrefs)
         built = build(hub.services)
         self.record, self.flow = built.record, built.flow
         self.steps.use(built.record, built.flow)
@@ -143,13 +146,13 @@ class RecordFeature:
         writing = record_state(person.state) is not None
         if not should_offer(
             signals,
-            enabled=person.profile.record_offers,
-            offered_on=person.profile.record_offered_on,
+            enabled=person.profile.part(RecordPrefs).record_offers,
+            offered_on=person.profile.part(RecordPrefs).record_offered_on,
             today=record.today(person).isoformat(),
             crisis=False,
             writing=writing,
             has_entries=await record.has_finished(person),
-            urge_offers=person.profile.urge_offers,
+            urge_offers=person.profile.part(UrgePrefs).urge_offers,
         ):
             return
         entry = await record.pick_for_offer(person)
@@ -173,7 +176,7 @@ class RecordFeature:
             views.settings_row(
                 context.tx,
                 neutral=person.profile.neutral_wording,
-                enabled=person.profile.record_offers,
+                enabled=person.profile.part(RecordPrefs).record_offers,
             )
         ]
 

@@ -18,6 +18,7 @@ from bot.core.telegram_text import DEEP_LINK_LIMIT
 from bot.features.discretion.service import CoverHolds
 from bot.features.setup.state import ONBOARDING, SetupState
 from bot.features.start.handlers.routing import UpdateRouter, not_started
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
 from bot.framework.hub import Hooks, Hub
@@ -88,7 +89,7 @@ class StartFeature:
     async def _keep_for_later(self, context: Context, person: Person, payload: str) -> None:
         """A deep link opened before onboarding ended: it opens once onboarding is done."""
         if payload and self.router.start_payload(payload) is not None:
-            person.profile.pending_worksheet = payload
+            person.profile.part(WorksheetPrefs).pending_worksheet = payload
             await context.services.people.save(person)
 
     async def guide(self, update: Update, context: Context) -> None:

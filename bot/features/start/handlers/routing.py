@@ -19,14 +19,14 @@ from telegram.ext import (
 
 from bot.features.conversation.views import menu_buttons
 from bot.features.crisis.callbacks import HeldButton
-from bot.features.crisis.held import hold
+from bot.features.crisis.held import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import worksheet_state
 from bot.framework.chat import current_person, is_private, remember, say
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Commands, Hooks, Hub
 from bot.framework.router import Router
-from bot.people.held import Held
 from bot.people.service import Person
 
 
@@ -121,7 +121,10 @@ class UpdateRouter:
         tx = context.tx
         hold(person.profile, Held(message.message_id, text, prompt_id=None, journal=True))
         await context.services.people.save(person)
-        waiting = person.profile.active_worksheet in context.services.content.worksheets
+        waiting = (
+            person.profile.part(WorksheetPrefs).active_worksheet
+            in context.services.content.worksheets
+        )
         key = "fallback.worksheet_waiting" if waiting else "fallback.text"
         commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
         known = set(self.commands.names())

@@ -20,6 +20,7 @@ from bot.features.worksheets.build import build
 from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.flow import AddedToPrevious, Gone, HeldBack, NotKept, Reopen, Saved
 from bot.features.worksheets.handlers import screens
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import WorksheetState
 from bot.framework.chat import (
     current_person,
@@ -41,6 +42,7 @@ DEEP_LINK_PREFIX = "ws_"
 
 class WorksheetsFeature:
     def install(self, hub: Hub) -> None:
+        hub.profile_record(WorksheetPrefs)
         built = build(hub.services)
         hub.offers.worksheets = built.flow
         hub.offers.worksheet_answers = built.answers
@@ -71,7 +73,9 @@ class WorksheetsFeature:
             return
         tx = context.tx
         waiting = await context.offers.worksheets.in_progress(person)
-        active = [w for w in waiting if w.id == person.profile.active_worksheet]
+        active = [
+            w for w in waiting if w.id == person.profile.part(WorksheetPrefs).active_worksheet
+        ]
         if active or len(waiting) == 1:
             await screens.open_worksheet(context, person, (active or waiting)[0])
         elif waiting:

@@ -6,6 +6,7 @@ import asyncio
 import datetime as dt
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -29,9 +30,11 @@ from bot.features.checkins.policy import (
     pick_prompt,
     schedule_of,
 )
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.checkins.schedule import DailySchedule
 from bot.features.checkins.views import render_page
-from bot.people.service import PeopleService, Person, Profile
+from bot.people.profile import Profile
+from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryRow, DeliveryStore, Version
 from bot.storage.keystore import KeyStore
@@ -97,9 +100,14 @@ def test_following_a_snooze_never_returns_the_same_date() -> None:
 
 
 def test_schedule_of_is_none_unless_fully_set_up() -> None:
-    ready = Profile(timezone="Asia/Kolkata", daily_time="07:30", daily_enabled=True, onboarded=True)
-    assert schedule_of(ready) is not None
-    for change in (
+    def ready(
+        *, onboarded: bool = True, timezone: str | None = "Asia/Kolkata", **daily: Any
+    ) -> Profile:
+        prefs = replace(CheckinPrefs(daily_time="07:30", daily_enabled=True), **daily)
+        return Profile(timezone=timezone, onboarded=onboarded).holding(prefs)
+
+    assert schedule_of(ready()) is not None
+    changes: tuple[dict[str, Any], ...] = (
         {"onboarded": False},  # stopped before the safety question: nothing yet
         {"paused": True},
         {"daily_enabled": False},
@@ -107,9 +115,9 @@ def test_schedule_of_is_none_unless_fully_set_up() -> None:
         {"timezone": None},
         {"timezone": "Mars/Olympus"},
         {"daily_days": ()},
-    ):
-        profile = Profile(**{**ready.__dict__, **change})
-        assert schedule_of(profile) is None, change
+    )
+    for change in changes:
+        assert schedule_of(ready(**change)) is None, change
 
 
 def history_of(ids: list[str]) -> list[DeliveryRow]:
@@ -194,8 +202,8 @@ class World:
 
     async def add(self, user_id: int, zone: str = "Europe/London") -> Person:
         person = await self.people.create(user_id, user_id, "")
-        person.profile = Profile(
-            timezone=zone, daily_time="07:30", daily_enabled=True, onboarded=True
+        person.profile = Profile(timezone=zone, onboarded=True).holding(
+            CheckinPrefs(daily_time="07:30", daily_enabled=True)
         )
         await self.people.save(person)
         await self.dispatcher().reschedule(person)
@@ -338,7 +346,7 @@ async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: Wo
     async def meanwhile(ids: list[str]) -> dict[str, list[DeliveryRow]]:
         found = await read_histories(ids)
         # The person taps "Skip today" between the read and the claim.
-        first.profile.skip_date = "2026-12-01"
+        first.profile.part(CheckinPrefs).skip_date = "2026-12-01"
         await world.people.save(first)
         return found
 
@@ -382,7 +390,7 @@ async def test_only_those_changed_since_their_claim_are_read_again(world: World)
 
     async def pausing(claim: Claim) -> SendOutcome:
         if not world.sent:
-            people[-1].profile.paused = True
+            people[-1].profile.part(CheckinPrefs).paused = True
             await world.people.save(people[-1])
         world.sent.append(claim)
         return Delivered(len(world.sent))
@@ -423,7 +431,7 @@ async def test_a_pause_after_the_claim_stops_the_send(world: World, sole_writer:
         # While the first prompt goes out, the second person pauses check-ins.
         if not world.sent:
             other = second if claim.person_id == first.person_id else first
-            other.profile.paused = True
+            other.profile.part(CheckinPrefs).paused = True
             await world.people.save(other)
         world.sent.append(claim)
         return Delivered(len(world.sent))
@@ -446,9 +454,9 @@ async def test_an_unchanged_row_is_not_opened_twice_but_a_cover_still_stops_it(
     opened: list[str] = []
     real = delivery.open_profile
 
-    def counting(cipher: Any, profile_enc: bytes, chat_enc: bytes) -> Any:
+    def counting(cipher: Any, profile_enc: bytes, chat_enc: bytes, **reading: Any) -> Any:
         opened.append("open")
-        return real(cipher, profile_enc, chat_enc)
+        return real(cipher, profile_enc, chat_enc, **reading)
 
     monkeypatch.setattr(claims, "open_profile", counting)  # at the claim
     monkeypatch.setattr(delivery, "open_profile", counting)  # before the send

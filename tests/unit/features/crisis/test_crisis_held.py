@@ -17,7 +17,7 @@ from bot.features.crisis.held import (
     take,
 )
 from bot.matching.crisis import CrisisDetector
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from tests.helpers.bot import shared_content
 
 
@@ -130,7 +130,13 @@ def test_held_texts_are_bounded_and_bad_entries_ignored() -> None:
     hold(profile, Held(5, "again", worksheet_id="w", question_id="q"))  # same message: replaced
     ids = [h.message_id for h in held_texts(profile)]
     assert len(ids) == HELD_LIMIT and ids[-1] == 5 and ids.count(5) == 1
+    malformed = [{"m": "x", "t": 1}, {"m": 1, "t": "no place"}, "text", None]  # dropped
     stored = json.loads(profile.to_json())
-    stored["held"] += [{"m": "x", "t": 1}, {"m": 1, "t": "no place"}]  # malformed: dropped
-    profile = Profile.from_json(json.dumps(stored))
-    assert len(held_texts(profile)) == HELD_LIMIT
+    stored["parts"]["held"]["texts"] += malformed
+    assert held_texts(Profile.from_json(json.dumps(stored))) == held_texts(profile)
+    # The flat layout (written before records) holds them at the top: read alike.
+    flat = {"revision": 3, "held": [h.to_raw() for h in held_texts(profile)] + malformed}
+    assert held_texts(Profile.from_json(json.dumps(flat))) == held_texts(profile)
+    for shape in ({"texts": "not a list"}, {}):
+        stored["parts"]["held"] = shape
+        assert held_texts(Profile.from_json(json.dumps(stored))) == []

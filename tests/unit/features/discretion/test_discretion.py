@@ -10,11 +10,12 @@ import yaml
 from bot.content.panic_word import PanicWords, WordKind
 from bot.content.worksheet_model import parse_worksheet, validate_worksheet
 from bot.features.discretion.callbacks import DiscretionButton
+from bot.features.discretion.prefs import DiscretionPrefs
 from bot.features.discretion.service import Armed, Cover, CoverCache, decoy_language
 from bot.features.discretion.state import DiscretionState, discretion_state
 from bot.features.discretion.views import discretion_menu, menu_entries
 from bot.features.setup.callbacks import SettingsButton
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from tests.helpers.bot import shared_content
 from tests.helpers.codecs import decode_state
 
@@ -33,7 +34,9 @@ def decodes(data: str) -> bool:
 
 def test_every_menu_button_decodes_with_its_codec() -> None:
     themes = [("quote", "Quote"), ("recipe", "Recipe"), ("word", "Word")]
-    armed = Profile(panic_digest="00" * 32, return_digest="11" * 32, decoy_theme="recipe")
+    armed = Profile().holding(
+        DiscretionPrefs(panic_digest="00" * 32, return_digest="11" * 32, decoy_theme="recipe")
+    )
     for profile in (Profile(), armed):
         text, rows = discretion_menu(tx, profile, themes)
         assert text

@@ -12,6 +12,7 @@ import pytest
 
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.setup.flow import (
     AskNext,
     CountrySet,
@@ -26,6 +27,7 @@ from bot.features.setup.flow import (
     ZoneFound,
     ZoneSet,
 )
+from bot.features.setup.prefs import SetupPrefs
 from bot.features.setup.state import ONBOARDING, SETTINGS, SetupState, setup_state
 from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
@@ -203,10 +205,14 @@ async def test_a_local_way_of_writing_the_time_is_taken(world: World) -> None:
 async def test_a_typed_time_turns_check_ins_on_and_a_pause_stays(world: World) -> None:
     await world.at("time")
     assert await world.flow.typed(world.person, "half past twelve?!") == Retry("setup.time_unknown")
-    world.person.profile.paused = True
+    world.person.profile.part(CheckinPrefs).paused = True
     assert await world.flow.typed(world.person, "7:30") == TimeSet("07:30", paused=True)
     profile = (await world.reload()).profile
-    assert (profile.daily_time, profile.daily_enabled, profile.paused) == ("07:30", True, True)
+    assert (
+        profile.part(CheckinPrefs).daily_time,
+        profile.part(CheckinPrefs).daily_enabled,
+        profile.part(CheckinPrefs).paused,
+    ) == ("07:30", True, True)
 
 
 async def test_text_at_a_button_step_asks_for_the_buttons(world: World) -> None:
@@ -235,7 +241,11 @@ async def test_forged_zone_and_time_buttons_change_nothing(world: World) -> None
     assert await world.flow.set_zone(world.person, "Mars/Olympus") is None
     assert await world.flow.set_time(world.person, "25:99") is None
     profile = (await world.reload()).profile
-    assert (profile.timezone, profile.daily_time, profile.daily_enabled) == (None, None, False)
+    assert (
+        profile.timezone,
+        profile.part(CheckinPrefs).daily_time,
+        profile.part(CheckinPrefs).daily_enabled,
+    ) == (None, None, False)
 
 
 async def test_an_unserved_language_is_refused(world: World) -> None:
@@ -253,14 +263,19 @@ async def test_the_safety_buttons_act_only_while_the_question_waits(world: World
     assert await world.flow.safety(world.person, "yes") is Safety.ADVICE
     assert await world.flow.safety(world.person, "discreet") is Safety.DISCREET
     p = (await world.reload()).profile
-    assert (p.shared_device, p.discreet, p.neutral_wording, p.silent) == (True, True, True, True)
+    assert (p.part(SetupPrefs).shared_device, p.discreet, p.neutral_wording, p.silent) == (
+        True,
+        True,
+        True,
+        True,
+    )
 
 
 async def test_a_toggle_sets_the_value_its_button_names(world: World) -> None:
     toggled = await world.flow.toggle(world.person, "pause:on")
     assert toggled == Toggled("pause", schedule=True, wording=False)
     assert await world.flow.toggle(world.person, "pause:on") is not None  # a double tap
-    assert (await world.reload()).profile.paused
+    assert (await world.reload()).profile.part(CheckinPrefs).paused
     assert await world.flow.toggle(world.person, "neutral:on") == Toggled("neutral", False, True)
     assert await world.flow.toggle(world.person, "onboarded:on") is None
     assert await world.flow.toggle(world.person, "pause:maybe") is None
@@ -268,9 +283,9 @@ async def test_a_toggle_sets_the_value_its_button_names(world: World) -> None:
 
 async def test_a_day_button_turns_that_day_off_and_on(world: World) -> None:
     assert await world.flow.toggle_day(world.person, "sun")
-    assert (await world.reload()).profile.daily_days == (0, 1, 2, 3, 4, 5)
+    assert (await world.reload()).profile.part(CheckinPrefs).daily_days == (0, 1, 2, 3, 4, 5)
     assert await world.flow.toggle_day(world.person, "sun")
-    assert (await world.reload()).profile.daily_days == (0, 1, 2, 3, 4, 5, 6)
+    assert (await world.reload()).profile.part(CheckinPrefs).daily_days == (0, 1, 2, 3, 4, 5, 6)
     assert not await world.flow.toggle_day(world.person, "someday")
 
 

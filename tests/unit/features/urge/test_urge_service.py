@@ -20,7 +20,8 @@ from bot.features.progress.no_contact import MarkKind, State
 from bot.features.urge.export_parts import export_parts
 from bot.features.urge.service import UrgeService, offer_back_at
 from bot.features.worksheets.service import WorksheetService
-from bot.people.service import Person, Profile
+from bot.people.profile import Profile
+from bot.people.service import Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.schema import MIGRATIONS

@@ -7,6 +7,7 @@ from bot.core.callbacks import CallbackData
 from bot.core.telegram_text import MESSAGE_LIMIT, utf16_len
 from bot.features.checkins import views as journal_views
 from bot.features.checkins.callbacks import DailyButton
+from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.progress.callbacks import MoodButton
 from bot.features.setup import views as settings_views
 from bot.features.setup.callbacks import DayButton, SettingsButton
@@ -14,7 +15,7 @@ from bot.features.urge.callbacks import UrgeButton
 from bot.features.worksheets import views
 from bot.features.worksheets.callbacks import WorksheetButton
 from bot.features.worksheets.service import Answer
-from bot.people.service import Profile
+from bot.people.profile import Profile
 from tests.helpers.bot import shared_content
 
 KINDS: tuple[type[CallbackData], ...] = (
@@ -73,7 +74,9 @@ def test_review_pages_split_a_long_answer_and_keep_all_of_it() -> None:
 
 
 def test_settings_buttons_set_the_opposite_value() -> None:
-    profile = Profile(paused=True, silent=False, daily_enabled=True, daily_time="07:30")
+    profile = Profile(silent=False).holding(
+        CheckinPrefs(paused=True, daily_enabled=True, daily_time="07:30")
+    )
     text, rows = settings_views.settings_view(
         tx, profile, "Ireland", worksheet_waiting=True, extra=[]
     )

@@ -25,10 +25,12 @@ from bot.features.worksheets.flow import (
     Saved,
     WorksheetFlow,
 )
+from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.service import WorksheetService
 from bot.features.worksheets.state import WorksheetState, worksheet_state
 from bot.people.ledger import MessageLedger
-from bot.people.service import PeopleService, Person, Profile
+from bot.people.profile import Profile
+from bot.people.service import PeopleService, Person
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
@@ -92,7 +94,7 @@ async def test_text_answers_the_question_on_screen_and_counts_parts(world: World
     assert first.delete == ()  # not discreet: nothing leaves the chat
     answer = await world.flow.answer(world.person, world.ws, 0)
     assert answer.parts == ("one", "two")
-    assert (await world.reload()).profile.active_worksheet == world.ws.id
+    assert (await world.reload()).profile.part(WorksheetPrefs).active_worksheet == world.ws.id
 
 
 async def test_text_typed_before_the_next_question_arrived_joins_the_previous_answer(
@@ -129,11 +131,11 @@ async def test_discreet_mode_sends_the_message_and_question_away(world: World) -
 
 async def test_a_worksheet_gone_from_content_leaves_nothing_waiting(world: World) -> None:
     world.person.state = WorksheetState("no_such_sheet", 5, position=0).encode()
-    world.person.profile.active_worksheet = "no_such_sheet"
+    world.person.profile.part(WorksheetPrefs).active_worksheet = "no_such_sheet"
     await world.people.save(world.person)
     assert isinstance(await world.flow.receive(world.person, 6, "text"), Gone)
     person = await world.reload()
-    assert (person.state, person.profile.active_worksheet) == ("", None)
+    assert (person.state, person.profile.part(WorksheetPrefs).active_worksheet) == ("", None)
 
 
 async def test_text_for_a_finished_worksheet_reopens_it(world: World) -> None:
@@ -154,7 +156,7 @@ async def test_finishing_one_worksheet_keeps_another_ones_question(world: World)
     assert world.person.state == waiting
     await world.flow.finish(world.person, world.ws)
     person = await world.reload()
-    assert (person.state, person.profile.active_worksheet) == ("", None)
+    assert (person.state, person.profile.part(WorksheetPrefs).active_worksheet) == ("", None)
 
 
 async def test_opening_continue_and_again(world: World) -> None:
@@ -182,7 +184,7 @@ async def test_delete_resets_the_place_and_names_every_message_that_showed_it(
     assert ids == [11, 40]
     assert await world.flow.answers(world.person, world.ws.id) == {}
     person = await world.reload()
-    assert (person.state, person.profile.active_worksheet) == ("", None)
+    assert (person.state, person.profile.part(WorksheetPrefs).active_worksheet) == ("", None)
     assert await world.flow.opening(world.person, world.ws) == Open(Opening.NEW)
 
 
@@ -196,7 +198,7 @@ async def test_clear_answer_returns_its_messages(world: World) -> None:
 
 
 async def test_a_deep_link_opens_once(world: World) -> None:
-    world.person.profile.pending_worksheet = world.ws.id
+    world.person.profile.part(WorksheetPrefs).pending_worksheet = world.ws.id
     assert await world.flow.take_pending(world.person) == world.ws.id
     assert await world.flow.take_pending(world.person) is None
 
