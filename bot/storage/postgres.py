@@ -36,7 +36,7 @@ from bot.storage.backend import (
 )
 from bot.storage.database import split_statements
 from bot.storage.dialect import to_postgres
-from bot.storage.pg_url import display_name
+from bot.storage.pg_url import PgUrlError, display_name, parse
 
 log = logging.getLogger(__name__)
 
@@ -49,9 +49,21 @@ CONNECT_TIMEOUT = 10.0
 _COUNT = re.compile(r"(\d+)$")
 
 
-def lock_key(name: str) -> int:
-    """A stable 63-bit advisory-lock key for a name (the same on every replica)."""
-    return zlib.crc32(b"steady:" + name.encode()) | (0x5354 << 32)
+def lock_key(name: str, space: str = "") -> int:
+    """A stable 63-bit advisory-lock key for a name (the same on every replica). Advisory
+    locks belong to the whole database: `space` (the URL's schema) keeps two deployments in
+    two schemas of one database from taking each other's locks (the dispatcher's above all:
+    one would never send)."""
+    scope = f"{space}:" if space else ""
+    return zlib.crc32(f"steady:{scope}{name}".encode()) | (0x5354 << 32)
+
+
+def lock_space(url: str) -> str:
+    """The schema a URL names (`?search_path=`), the space of its advisory locks."""
+    try:
+        return parse(url).schema
+    except PgUrlError:
+        return ""
 
 
 MIGRATION_LOCK = lock_key("migrations")
@@ -87,7 +99,8 @@ class AdvisoryLeadership(Leadership):
 
     def __init__(self, url: str, name: str, slots: int) -> None:
         self._url = url
-        self._keys = [lock_key(f"{name}:{slot}") for slot in range(max(1, slots))]
+        space = lock_space(url)
+        self._keys = [lock_key(f"{name}:{slot}", space) for slot in range(max(1, slots))]
         self._name = name
         self._conn: asyncpg.Connection | None = None
 
@@ -162,8 +175,9 @@ class PostgresSubscription(Subscription):
 
 
 class PostgresTx(Tx):
-    def __init__(self, conn: asyncpg.Connection) -> None:
+    def __init__(self, conn: asyncpg.Connection, space: str = "") -> None:
         self.conn = conn
+        self._space = space  # the schema: advisory locks are the database's (lock_key)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return _changed(await self.conn.execute(to_postgres(sql), *params))
@@ -186,7 +200,7 @@ class PostgresTx(Tx):
 
     async def lock(self, name: str) -> None:
         """Held until this transaction ends (commit, rollback, or the connection dying)."""
-        await self.conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(name))
+        await self.conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(name, self._space))
 
 
 class PostgresDatabase(Backend):
@@ -196,6 +210,7 @@ class PostgresDatabase(Backend):
         self.pool = pool
         self.url = url
         self.name = display_name(url)
+        self._space = lock_space(url)
         self._lock_pool: asyncpg.Pool | None = None
         self._lock_pool_made = asyncio.Lock()
 
@@ -240,7 +255,7 @@ class PostgresDatabase(Backend):
                 self._lock_pool = await asyncpg.create_pool(
                     self.url, min_size=0, max_size=LOCK_POOL_MAX, timeout=CONNECT_TIMEOUT
                 )
-        key = lock_key("person:" + handle)
+        key = lock_key("person:" + handle, self._space)
         async with self._lock_pool.acquire() as conn:
             await conn.execute("SELECT pg_advisory_lock($1)", key)
             try:
@@ -251,7 +266,7 @@ class PostgresDatabase(Backend):
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTx]:
         async with self.pool.acquire() as conn, conn.transaction():
-            yield PostgresTx(conn)
+            yield PostgresTx(conn, self._space)
 
     async def fetch_all(self, sql: str, params: Iterable[Any] = ()) -> list[Row]:
         return list(await self.pool.fetch(to_postgres(sql), *params))

@@ -27,6 +27,7 @@ from bot.storage.deliveries import DeliveryStore
 from bot.storage.engines import open_data_database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.people import PeopleStore
+from bot.storage.postgres import lock_key, lock_space
 from bot.transport.send_outcome import Delivered, SendOutcome
 from tests.helpers.bot import shared_content
 from tests.helpers.postgres import fresh_schemas
@@ -192,13 +193,18 @@ async def test_only_the_lock_holder_claims(deployment: Deployment) -> None:
 
 
 async def kill_lock_holder(url: str) -> int:
-    """What kill -9 of the leader does to PostgreSQL: its session ends, its lock is free."""
+    """What kill -9 of the leader does to PostgreSQL: its session ends, its lock is free.
+    Only this deployment's dispatcher lock: other tests' bots share the database, and
+    advisory locks are the database's (pg_locks shows a bigint key as two 32-bit halves)."""
+    key = lock_key("dispatcher:0", lock_space(url))
     admin = await asyncpg.connect(url)
     try:
         rows = await admin.fetch(
             "SELECT pg_terminate_backend(pid) FROM pg_locks"
-            " WHERE locktype = 'advisory' AND granted AND database ="
-            " (SELECT oid FROM pg_database WHERE datname = current_database())"
+            " WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2"
+            " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+            key >> 32,
+            key & 0xFFFFFFFF,
         )
         return len(rows)
     finally:

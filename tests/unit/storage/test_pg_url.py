@@ -13,7 +13,7 @@ import pytest
 from bot.config import ConfigError, load_settings
 from bot.storage import pg_url
 from bot.storage.backend import Migrations
-from bot.storage.postgres import PostgresDatabase
+from bot.storage.postgres import PostgresDatabase, lock_key, lock_space
 from bot.storage.schema import MIGRATIONS
 
 SECRET = "pw-canary-9931"
@@ -103,3 +103,15 @@ def test_the_socket_form_reaches_the_running_postgresql(caplog: pytest.LogCaptur
         f"{SOCKET_DIR}/steady_test" in outcome and "Authorization" in outcome
     ), outcome
     assert SECRET not in outcome and SECRET not in caplog.text
+
+
+def test_advisory_locks_are_kept_apart_by_schema() -> None:
+    # Two deployments in two schemas of one database must not share the dispatcher's lock
+    # (one would stand by for ever); one deployment's replicas must share it.
+    base = "postgresql://u:p@db.example.org/steady"
+    one, two = lock_space(base + "?search_path=one"), lock_space(base + "?search_path=two")
+    assert (one, two, lock_space(base), lock_space("not a url")) == ("one", "two", "", "")
+    assert lock_key("dispatcher:0", one) != lock_key("dispatcher:0", two)
+    assert lock_key("dispatcher:0", one) == lock_key("dispatcher:0", "one")
+    assert lock_key("migrations") == lock_key("migrations", "")  # unchanged without a schema
+    assert 0 < lock_key("dispatcher:0", one) < 2**63
