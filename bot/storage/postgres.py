@@ -97,9 +97,8 @@ class AdvisoryLeadership(Leadership):
     lease to expire and no clock to trust. Each `hold` proves the session still lives.
     """
 
-    def __init__(self, url: str, name: str, slots: int) -> None:
+    def __init__(self, url: str, name: str, slots: int, space: str = "") -> None:
         self._url = url
-        space = lock_space(url)
         self._keys = [lock_key(f"{name}:{slot}", space) for slot in range(max(1, slots))]
         self._name = name
         self._conn: asyncpg.Connection | None = None
@@ -347,7 +346,7 @@ class PostgresDatabase(Backend):
         return [str(r["table_name"]) for r in rows]
 
     def leadership(self, name: str, *, slots: int = 1) -> Leadership:
-        return AdvisoryLeadership(self.url, name, slots)
+        return AdvisoryLeadership(self.url, name, slots, self._space)
 
     async def notify(self, channel: str, payload: str) -> None:
         await self.pool.execute("SELECT pg_notify($1, $2)", channel, payload)
