@@ -23,7 +23,7 @@ from bot.features.crisis.held import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import worksheet_state
-from bot.framework.chat import current_person, is_private, remember, say
+from bot.framework.chat import current_person, is_private, remember, say, say_id
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Commands, Hooks, Hub
 from bot.framework.router import Router
@@ -136,9 +136,9 @@ class UpdateRouter:
             keep,
             *menu_buttons(tx, [c for c in commands if c in known], worksheet_waiting=waiting),
         ]
-        offer = await say(context, person.chat_id, tx(key), person=person, buttons=rows)
+        offer_id = await say_id(context, person.chat_id, tx(key), person=person, buttons=rows)
         if person.profile.discreet:
-            for message_id in (message.message_id, offer.message_id):
+            for message_id in (message.message_id, offer_id):
                 await context.offers.discretion.remove_later(
                     person.person_id, message_id, OFFER_LIFETIME
                 )
