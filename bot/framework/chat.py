@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from telegram import (
@@ -206,6 +207,13 @@ async def say_id(
     return message_id
 
 
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What `tell` answers: the sent message's id, all its callers read of it."""
+
+    message_id: int
+
+
 async def tell(
     context: Context,
     person: Person,
@@ -214,16 +222,19 @@ async def tell(
     *,
     protect: bool = False,
     quotes: str | None = None,
-) -> Message:
-    """`say` to a known person (their chat, their id noted for /clear)."""
-    return await say(
-        context,
-        person.chat_id,
-        text,
-        person=person,
-        buttons=buttons,
-        protect=protect,
-        quotes=quotes,
+) -> Sent:
+    """`say` to a known person (their chat, their id noted for /clear), sent as `say_id`
+    sends: Telegram's answer is read for the id alone."""
+    return Sent(
+        await say_id(
+            context,
+            person.chat_id,
+            text,
+            person=person,
+            buttons=buttons,
+            protect=protect,
+            quotes=quotes,
+        )
     )
 
 
