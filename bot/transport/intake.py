@@ -16,7 +16,7 @@ processor's admission (bot/transport/admission.py): an ordinary one is parsed on
 slot frees for it, so the poll never waits for handling and nothing is parsed twice.
 
 The next getUpdates goes out as soon as a batch has been taken, from the task that took
-it (`_poll_ahead`), instead of when PTB's polling loop comes round to ask: under overload
+it (`_poll`), instead of when PTB's polling loop comes round to ask: under overload
 that loop's round trip (its tasks, its wait, the request's write) is several turns of a
 busy event loop, and a crisis message arriving meanwhile waited at Telegram for all of
 them (docs/performance.md, "Crisis reply under overload"). PTB's next call then awaits the
@@ -84,6 +84,7 @@ class MainBot(ExtBot[Any]):
         # PTB's last getUpdates arguments, and the next poll sent ahead with them.
         self._poll_args: dict[str, Any] | None = None
         self._ahead: asyncio.Task[tuple[Update, ...]] | None = None
+        self._polls_ahead = 0  # polls sent ahead and awaited by PTB's next call
 
     def feed(
         self, processor: CrisisFirstUpdateProcessor, enqueue: Callable[[Update], None]
@@ -104,6 +105,11 @@ class MainBot(ExtBot[Any]):
     async def shutdown(self) -> None:
         self.stop_fetching()
         await super().shutdown()
+
+    @property
+    def polls_ahead(self) -> int:
+        """getUpdates calls PTB found already on their way, since start."""
+        return self._polls_ahead
 
     @property
     def skipped_updates(self) -> int:
@@ -132,6 +138,7 @@ class MainBot(ExtBot[Any]):
         if ahead is not None:
             # Asked from past the last batch already (its offset confirms it). Cancelling
             # this call (PTB stopping) cancels that poll too.
+            self._polls_ahead += 1
             return await ahead
         self._poll_args = {
             "limit": limit,

@@ -19,6 +19,7 @@ from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.framework.context import Context
 from bot.framework.hub import Hub
+from bot.transport.intake import MainBot
 from bot.transport.ordering import MAX_CONCURRENT_UPDATES, CrisisFirstUpdateProcessor
 from tests.helpers.bot import USER, BotUnderTest, make_settings
 from tests.helpers.reporting import report
@@ -201,6 +202,9 @@ async def test_the_crisis_reply_is_not_behind_a_loaded_loop(
     # every step of the crisis path (the poll's answer, the early path's task, its send)
     # waits for a turn holding one step of each of MAX_CONCURRENT_UPDATES handlers.
     assert governor.lowered > 0
+    # Each poll after the first went out from the task that took the batch before it.
+    main_bot = bot.runtime.app.bot if bot.runtime and bot.runtime.app else None
+    assert isinstance(main_bot, MainBot) and main_bot.polls_ahead > 0
     assert between < MAX_CONCURRENT_UPDATES, (between, slots_then)
     assert done_then < backlog - MAX_CONCURRENT_UPDATES, done_then  # mid-backlog
     # Everything was handled all the same, once, and the slots are all open again.
