@@ -152,9 +152,8 @@ class MainBot(ExtBot[Any]):
         }
         return await super().get_updates(offset=offset, **self._poll_args)
 
-    async def _poll(self) -> tuple[Update, ...]:
-        assert self._poll_args is not None
-        return await super().get_updates(offset=self._skip_below, **self._poll_args)
+    async def _poll(self, args: dict[str, Any]) -> tuple[Update, ...]:
+        return await super().get_updates(offset=self._skip_below, **args)
 
     async def _post(self, endpoint: str, data: JSONDict | None = None, **kwargs: Any) -> Any:
         result = await super()._post(endpoint, data, **kwargs)
@@ -170,8 +169,9 @@ class MainBot(ExtBot[Any]):
         if self._closing:
             return []
         self._take(result, processor)
-        if self._ahead is None and self._poll_args is not None and not self._closing:
-            self._ahead = asyncio.get_running_loop().create_task(self._poll())
+        args = self._poll_args
+        if self._ahead is None and args is not None and not self._closing:
+            self._ahead = asyncio.get_running_loop().create_task(self._poll(args))
         return []  # PTB gets them from the processor, as slots free
 
     def _take(self, batch: list[Any], processor: CrisisFirstUpdateProcessor) -> None:
