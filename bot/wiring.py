@@ -42,8 +42,8 @@ from bot.framework.busy import tell_busy
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
-from bot.matching.crisis_model import MODEL_HEAD
 from bot.matching.crisis_screen import CrisisScreen
+from bot.matching.model_gate import MODEL_HEAD
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService
