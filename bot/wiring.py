@@ -50,7 +50,7 @@ from bot.people.service import PeopleService
 from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 from bot.transport.intake import build_main_bot
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
@@ -80,8 +80,8 @@ def _final(callback: Command) -> Command:
     return run
 
 
-def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
-    return AiohttpRequest(
+def http_transport(timeout: float, *, pool: int) -> BotApiRequest:
+    return BotApiRequest(
         connection_pool_size=pool,
         connect_timeout=timeout,
         read_timeout=timeout,

