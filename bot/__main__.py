@@ -261,11 +261,10 @@ def _compile(cache_dir: Path | None) -> int:
 
 
 def _warm_indexes(detector: CrisisDetector | None = None, model: ModelScreen | None = None) -> None:
-    """In a worker thread once the bot polls and the crisis model has loaded (in its own
-    worker: not both at once on a small host's cores), nothing of it before the first poll
-    (issue 25): the crisis expressions loading the compiled content left uncompiled (a few
-    tenths of a second; a message needing one compiles it), then the time-zone names' index
-    (about a second and 70 MB; docs/performance.md), none of it on the event loop."""
+    """In a thread once the bot polls and the crisis model has loaded (in its own worker:
+    not both at once on a small host's cores), none of it before the first poll (issue 25)
+    or on the event loop: the crisis expressions the compiled content left uncompiled (a
+    message needing one compiles it), then the time-zone names' index (about a second)."""
     from bot.geo import zone_index  # noqa: PLC0415
 
     if model is not None:
@@ -277,6 +276,7 @@ def _warm_indexes(detector: CrisisDetector | None = None, model: ModelScreen | N
 
 
 async def _serve(settings: Settings) -> int:
+    gc.disable()  # until the first poll (the Runtime enables it): collections were 0.1 s of it
     from bot.runtime import Runtime  # noqa: PLC0415 - keeps `--help` and `content check` light
 
     runtime = Runtime(settings)

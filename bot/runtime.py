@@ -313,5 +313,8 @@ def _freeze_start_up_heap() -> None:
     collection no longer walks it. Each such walk stalled the event loop for tens of
     milliseconds, and a crisis reply behind it waited (docs/performance.md). No collection
     first: here it found under a hundred unreachable objects and took 0.14 s of CPU before
-    the first poll (issue 25)."""
+    the first poll (issue 25). `python -m bot` starts with the collector off (its collections
+    during the imports and the content's unpickling were about 0.1 s of the first poll for
+    the same few unreachable objects): it is on again from here."""
     gc.freeze()
+    gc.enable()
