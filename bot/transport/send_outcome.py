@@ -186,7 +186,7 @@ async def post_send(bot: Bot, method: str, params: dict[str, Any]) -> tuple[int,
     (an inline keyboard's every button through `to_dict`) and parses the echo into a
     `Message` with its keyboard, about a third of an ordinary update's CPU (issue 25)."""
     request = bot.request
-    if not isinstance(request, AiohttpRequest):
+    if not isinstance(request, BotApiRequest):
         return None
     url = f"{bot.base_url}/{method}"
     body = json.dumps(params, separators=(",", ":")).encode()
