@@ -31,6 +31,10 @@ from telegram.error import NetworkError, TimedOut
 # sends more is not the Bot API, and the connection is dropped. A download says its own.
 _MOST_HEAD = 64 * 1024
 MOST_BODY = 4 * 1024 * 1024
+# A connection idle longer than this is closed rather than reused. Servers close idle
+# keep-alive connections on their own clock (commonly after 60-75 s), and one that closes
+# just as a request is written on it fails that request; under this, we close first.
+IDLE_LIFETIME = 15.0
 
 
 class _Answer:
@@ -121,6 +125,7 @@ class _Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        self.idle_since = 0.0  # the loop's time when it was last put back idle
         self._buffer = bytearray()
         self._answer: _Answer | None = None
         self._waiter: asyncio.Future[tuple[int, bytes, bool]] | None = None
@@ -265,9 +270,11 @@ class KeepAliveClient:
         read_timeout: float | None,
         user_agent: str,
         ssl_context: ssl.SSLContext | None = None,
+        idle_lifetime: float = IDLE_LIFETIME,
     ) -> None:
         """`ssl_context` is for tests that trust their own CA; left out, an https origin
         is verified against the system's certificates."""
+        self._idle_lifetime = idle_lifetime
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("an http or https origin is needed")
@@ -346,6 +353,7 @@ class KeepAliveClient:
             self._busy.discard(connection)
             self._slots.release()
         if keep and not connection.closed:
+            connection.idle_since = asyncio.get_running_loop().time()
             self._idle.append(connection)
         return status, payload
 
@@ -365,10 +373,18 @@ class KeepAliveClient:
         else:
             await self._slots.acquire()  # free: returns at once
         try:
+            oldest = asyncio.get_running_loop().time() - self._idle_lifetime
             while self._idle:
                 connection = self._idle.pop()  # the most recently used: the least likely stale
-                if not connection.closed:
-                    return connection
+                if connection.closed:
+                    continue
+                if connection.idle_since < oldest:
+                    # Every connection below it in the list was idle longer still.
+                    for old in (connection, *self._idle):
+                        old.close()
+                    self._idle.clear()
+                    break
+                return connection
             async with asyncio.timeout_at(deadline):
                 return await self._open()
         except BaseException as exc:
