@@ -61,7 +61,7 @@ class Record:
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(cast(Any, cls)))
+        return _field_names(cls)
 
     @classmethod
     def decode(cls, values: dict[str, Any]) -> Self:
@@ -76,8 +76,9 @@ class Record:
 
     @classmethod
     def from_stored(cls, stored: Mapping[str, Any]) -> Self:
-        known = cls.field_names()
-        return cls.decode({k: v for k, v in stored.items() if k in known})
+        # Over the record's own few names, not the stored keys: a flat profile holds every
+        # feature's fields at its top, and a check-in pass opens two records of thousands.
+        return cls.decode({k: stored[k] for k in cls.field_names() if k in stored})
 
     # --- migration from the flat layout ----------------------------------------------
 
@@ -95,6 +96,17 @@ class Record:
 
 
 R = TypeVar("R", bound=Record)
+
+
+# A record's fields are fixed with its class; `fields()` walks them on every call.
+_NAMES: dict[type[Record], tuple[str, ...]] = {}
+
+
+def _field_names(kind: type[Record]) -> tuple[str, ...]:
+    names = _NAMES.get(kind)
+    if names is None:
+        names = _NAMES[kind] = tuple(f.name for f in fields(cast(Any, kind)))
+    return names
 
 
 def check_record(kind: type[Record], known: Iterable[type[Record]]) -> None:

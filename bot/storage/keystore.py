@@ -24,8 +24,10 @@ import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+
 from bot.core.errors import SteadyError
-from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal, unseal
+from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal, unseal_with
 from bot.storage.backend import Backend, Row, StorageError
 from bot.storage.engines import open_key_database
 from bot.storage.identity_cache import Known, RecentIdentities, new_row_id
@@ -67,6 +69,7 @@ class KeyStore(KeyRotation):
         self._table = CURRENT  # where this master key's wraps are
         self._ref_key = b""  # set at open, from the pseudonym key
         self._box_key = b""
+        self._box_aead: AESGCM | None = None  # the box key's, made once
         # The people met lately: a Telegram user's row id is needed synchronously (the
         # crisis path's memory is keyed by it), once their update has looked it up.
         self.cache = RecentIdentities()
@@ -123,6 +126,7 @@ class KeyStore(KeyRotation):
         pseudo = await self.pseudonym_key()
         self._ref_key = hmac.new(pseudo, _REF_LABEL, hashlib.sha256).digest()
         self._box_key = hmac.new(pseudo, _BOX_LABEL, hashlib.sha256).digest()
+        self._box_aead = AESGCM(self._box_key)
 
     def _ref(self, value: str) -> str:
         """What is stored in place of a row id or an owner: equal values, equal references,
@@ -138,7 +142,9 @@ class KeyStore(KeyRotation):
         return seal(self._box_key, _BOX_KEY_ID, f"{row_id}\n{owner}".encode(), aad)
 
     def _unbox(self, handle: str, box: bytes) -> tuple[str, str]:
-        opened = unseal(self._box_key, _BOX_KEY_ID, box, associated_data("identity", handle))
+        if self._box_aead is None:
+            raise CryptoError("the key store's reference keys are not derived yet")
+        opened = unseal_with(self._box_aead, _BOX_KEY_ID, box, associated_data("identity", handle))
         row_id, _, owner = opened.decode().partition("\n")
         return row_id, owner
 

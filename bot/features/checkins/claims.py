@@ -34,9 +34,9 @@ from bot.features.checkins.policy import (
     Action,
     Claim,
     PassReport,
+    PromptPicker,
     decide,
     following,
-    pick_prompt,
     schedule_of,
 )
 from bot.features.checkins.prefs import READS, CheckinPrefs
@@ -93,8 +93,8 @@ class Claimer:
     ) -> None:
         self.people = people
         self.store = store
-        self._prompts = tuple(prompts)
         self._by_id = {p.id: p for p in prompts}
+        self._pick = PromptPicker(prompts)
         self._clock = clock
         self.in_cover = in_cover
         self._batch_size = batch_size
@@ -230,7 +230,7 @@ class Claimer:
         plan.language = profile.language
         plan.country = profile.country
         if action is Action.SEND:
-            plan.prompt = pick_prompt(self._prompts, history, row.person_id, row.next_due_date)
+            plan.prompt = self._pick(history, row.person_id, row.next_due_date)
         elif action is Action.RESEND:
             plan.prompt = self._by_id.get(record.prompt_id) if record is not None else None
             if plan.prompt is None:

@@ -158,10 +158,26 @@ def pick_prompt(
     prompts: Sequence[Prompt], history: Sequence[DeliveryRow], person_id: str, local_date: str
 ) -> Prompt:
     """No repeat until every prompt has been sent; the same person and date pick the same."""
-    ids = [d.prompt_id for d in history if d.status in DELIVERED and d.prompt_id]
-    rng = random.Random(f"{person_id}|{local_date}")  # noqa: S311 - variety, not secrecy
-    last = ids[-1] if ids else None
-    return choose_next_prompt(prompts, current_cycle(ids, prompts), rng, last_sent=last)
+    return PromptPicker(prompts)(history, person_id, local_date)
+
+
+class PromptPicker:
+    """`pick_prompt` over one set of prompts, with what depends on the set alone worked out
+    once: a pass picks for thousands of people from the same prompts."""
+
+    def __init__(self, prompts: Sequence[Prompt]) -> None:
+        if not prompts:
+            raise ValueError("no prompts to choose from")
+        self._prompts = tuple(prompts)
+
+    def __call__(self, history: Sequence[DeliveryRow], person_id: str, local_date: str) -> Prompt:
+        ids = [d.prompt_id for d in history if d.status in DELIVERED and d.prompt_id]
+        rng = random.Random(f"{person_id}|{local_date}")  # noqa: S311 - variety, not secrecy
+        if not ids:
+            # Nothing sent yet: every prompt is fresh, as choose_next_prompt would find.
+            return rng.choice(self._prompts)
+        cycle = current_cycle(ids, self._prompts)
+        return choose_next_prompt(self._prompts, cycle, rng, last_sent=ids[-1])
 
 
 # --- what the pass hands around ---------------------------------------------------------
