@@ -34,6 +34,7 @@ import argparse
 import asyncio
 import base64
 import cProfile
+import gc
 import multiprocessing
 import os
 import pstats
@@ -221,6 +222,23 @@ def _thread_cpu() -> str:
     return ",".join(parts)
 
 
+class _GcTime:
+    """The time the collector held the process (the gc module's callbacks, all
+    generations): a cost of every update that no profile of functions shows."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self.collections = 0
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._began
+            self.collections += 1
+
+
 def _code() -> str:
     try:
         out = subprocess.run(
@@ -285,6 +303,8 @@ async def bench_latency(
         profiler = cProfile.Profile(time.thread_time) if profile else None
         cpu_before = time.process_time()
         peak = [0]
+        gc_time = _GcTime()
+        gc.callbacks.append(gc_time)
         sampler = asyncio.create_task(_sample_backlog(runtime, peak))
         if profiler is not None:
             profiler.enable()
@@ -295,6 +315,7 @@ async def bench_latency(
         if profiler is not None:
             profiler.disable()
         sampler.cancel()
+        gc.callbacks.remove(gc_time)
         cpu = time.process_time() - cpu_before
         shed = getattr(runtime.app.update_processor, "shed_updates", 0) if runtime.app else 0
         # Messages the model left to the rules (their budget ran out while they waited):
@@ -336,6 +357,7 @@ async def bench_latency(
         f" p50={p50:.1f}ms p99={p99:.1f}ms max={latencies[-1] * 1000:.1f}ms"
         f" cpu_in_window={cpu_window:.1f}s cpu_until_idle={cpu:.1f}s"
         f" cpu_per_update={cpu / max(updates, 1) * 1000:.2f}ms rss={rss:.0f}MB"
+        f" gc={gc_time.seconds:.2f}s/{gc_time.collections}"
         f" threads={threads}"
     )
 

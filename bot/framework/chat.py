@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
 
 from telegram import (
     Bot,
@@ -27,20 +29,35 @@ from bot.framework.context import Context, Services
 from bot.framework.place_names import country_label
 from bot.geo import lookup as geo
 from bot.people.service import Person
+from bot.transport.send_outcome import post_send
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Button"]  # re-exported: handlers build rows of (label, callback data)
 
 
-def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
+def _check_data(rows: Sequence[Sequence[Button]]) -> None:
     for row in rows:
         for _, data in row:
             if len(data.encode()) > CALLBACK_DATA_LIMIT:
                 raise ValueError(f"callback data over Telegram's {CALLBACK_DATA_LIMIT}-byte limit")
+
+
+def keyboard(rows: Sequence[Sequence[Button]]) -> InlineKeyboardMarkup:
+    _check_data(rows)
     return InlineKeyboardMarkup(
         [[InlineKeyboardButton(label, callback_data=data) for label, data in row] for row in rows]
     )
+
+
+def keyboard_json(rows: Sequence[Sequence[Button]]) -> dict[str, Any]:
+    """`keyboard`, in the Bot API's JSON form (for `say_id`: no PTB objects built)."""
+    _check_data(rows)
+    return {
+        "inline_keyboard": [
+            [{"text": label, "callback_data": data} for label, data in row] for row in rows
+        ]
+    }
 
 
 def is_private(update: Update) -> bool:
@@ -143,6 +160,60 @@ async def say(
     return message
 
 
+async def say_id(
+    context: Context,
+    chat_id: int,
+    text: str | Rich,
+    *,
+    person: Person | None = None,
+    buttons: Sequence[Sequence[Button]] | None = None,
+    protect: bool = False,
+    silent: bool = False,
+    quotes: str | None = None,
+) -> int:
+    """`say`, for a caller that needs only the sent message's id: the same cover check,
+    the same send policy and the same note for /clear, but the request is built as JSON
+    and Telegram's answer is read for the id and date alone, never parsed into a PTB
+    `Message` (with its keyboard, the larger part of an ordinary update's send: issue 25).
+    The main bot only: the urgent bot's replies go through `say`."""
+    hold_if_cover(context, chat_id)
+    rich = text if isinstance(text, Rich) else Rich(text)
+    params: dict[str, Any] = {"chat_id": chat_id, "text": rich.text}
+    if rich.spans:
+        params["entities"] = [
+            {"type": s.kind, "offset": s.offset, "length": s.length} for s in rich.spans
+        ]
+    if buttons:
+        params["reply_markup"] = keyboard_json(buttons)
+    # As PTB sends them: both always present (PTB leaves out only what is None).
+    params["protect_content"] = protect
+    params["disable_notification"] = silent
+    sent = await post_send(context.bot, "sendMessage", params)
+    if sent is None:  # a bot without the JSON transport (http.py): PTB's own send
+        message = await say(
+            context,
+            chat_id,
+            rich,
+            person=person,
+            buttons=buttons,
+            protect=protect,
+            silent=silent,
+            quotes=quotes,
+        )
+        return message.message_id
+    message_id, date = sent
+    if person is not None:
+        context.services.ledger.note(person.person_id, message_id, date, quotes=quotes)
+    return message_id
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What `tell` answers: the sent message's id, all its callers read of it."""
+
+    message_id: int
+
+
 async def tell(
     context: Context,
     person: Person,
@@ -151,16 +222,19 @@ async def tell(
     *,
     protect: bool = False,
     quotes: str | None = None,
-) -> Message:
-    """`say` to a known person (their chat, their id noted for /clear)."""
-    return await say(
-        context,
-        person.chat_id,
-        text,
-        person=person,
-        buttons=buttons,
-        protect=protect,
-        quotes=quotes,
+) -> Sent:
+    """`say` to a known person (their chat, their id noted for /clear), sent as `say_id`
+    sends: Telegram's answer is read for the id alone."""
+    return Sent(
+        await say_id(
+            context,
+            person.chat_id,
+            text,
+            person=person,
+            buttons=buttons,
+            protect=protect,
+            quotes=quotes,
+        )
     )
 
 

@@ -118,6 +118,7 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], AppDa
         self.telegram_language: str | None = None  # the sender's `language_code`
         self._language: str | None = None  # bound by `bind` once the person is known
         self._country: str | None = None
+        self._signals: tuple[str, frozenset[str]] | None = None
 
     @classmethod
     def from_update(
@@ -149,6 +150,16 @@ class Context(CallbackContext[ExtBot[Any], dict[Any, Any], dict[Any, Any], AppDa
         if self._user_id is not None:
             stored = services.languages.chosen(services.people.person_id(self._user_id))
         return services.content.locales.resolve(stored, self.telegram_language)
+
+    def phrase_signals(self, text: str) -> frozenset[str]:
+        """The phrase signals `text` carries (bot/content/phrases.py), read once for this
+        update: the urge offer and the record's look-back both ask of the same words."""
+        memo = self._signals
+        if memo is not None and memo[0] == text:
+            return memo[1]
+        found = self.services.content.phrases.detect(text)
+        self._signals = (text, found)
+        return found
 
     def note_saved(self, update_id: int) -> None:
         """What the person wrote in this update is stored: if handling fails after this,

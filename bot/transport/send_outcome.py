@@ -18,7 +18,7 @@ import re
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Any
+from typing import Any, NoReturn
 
 from telegram import Bot
 from telegram.error import (
@@ -127,6 +127,27 @@ def message_id_of(status: int, payload: bytes) -> int:
         if not isinstance(result, dict) or not isinstance(result.get("message_id"), int):
             raise TelegramError("Invalid server response")
         return int(result["message_id"])
+    raise_for(status, payload)
+
+
+def sent_of(status: int, payload: bytes) -> tuple[int, int]:
+    """The sent message's id and date (Unix seconds, Telegram's) from the answer to a
+    send, or the PTB error that answer means, as `message_id_of`. The echo is decoded with
+    the standard library's JSON alone: no PTB `Message` is built from it."""
+    if not 200 <= status <= 299:
+        raise_for(status, payload)
+    data = _decoded(payload)
+    result = None if data is None else data.get("result")
+    if not isinstance(result, dict):
+        raise TelegramError("Invalid server response")
+    message_id, date = result.get("message_id"), result.get("date")
+    if not isinstance(message_id, int) or not isinstance(date, int):
+        raise TelegramError("Invalid server response")
+    return message_id, date
+
+
+def raise_for(status: int, payload: bytes) -> NoReturn:
+    """The PTB error a refused call's answer means (as PTB's request wrapper raises it)."""
     try:
         message = f"{HTTPStatus(status).phrase} ({status})"
     except ValueError:
@@ -151,6 +172,37 @@ def message_id_of(status: int, payload: bytes) -> int:
     if status == HTTPStatus.CONFLICT:
         raise Conflict(message)
     raise NetworkError(message)  # 5xx and the rest: retried by the policy (413 is final)
+
+
+async def post_send(bot: Bot, method: str, params: dict[str, Any]) -> tuple[int, int] | None:
+    """A send (`method`, e.g. sendMessage) with its parameters already in the Bot API's
+    JSON form, through the bot's own send policy (throttle, 429 pauses, 5xx and timeout
+    retries, exactly as a PTB send: not marked at most once): the message's id and date.
+    None when the bot has no JSON transport (http.py's), for the caller to send through
+    PTB instead.
+
+    For the replies whose returned message nobody reads but its id (the keep offer on
+    every ordinary update): PTB's own path turns each parameter into a `RequestParameter`
+    (an inline keyboard's every button through `to_dict`) and parses the echo into a
+    `Message` with its keyboard, about a third of an ordinary update's CPU (issue 25)."""
+    request = bot.request
+    if not isinstance(request, AiohttpRequest):
+        return None
+    url = f"{bot.base_url}/{method}"
+    body = json.dumps(params, separators=(",", ":")).encode()
+
+    async def post() -> Any:  # the policy's callbacks answer with PTB's JSON types
+        status, payload = await request.post_json(url, body)
+        return sent_of(status, payload)
+
+    policy: BaseRateLimiter[int] | None = getattr(bot, "rate_limiter", None)
+    if policy is None:
+        sent: Any = await post()
+    else:
+        # The policy reads the chat from `data` (per-chat pauses, group limits).
+        sent = await policy.process_request(post, (), {}, method, params, None)
+    message_id, date = sent
+    return int(message_id), int(date)
 
 
 class JsonMessageSender:

@@ -16,7 +16,7 @@ from bot.features.crisis.held import HeldTexts
 from tests.helpers.bot import USER, BotUnderTest
 from tests.helpers.daily import join, person
 from tests.helpers.daily import run as run_daily
-from tests.helpers.discretion import sweep
+from tests.helpers.discretion import BACK, panic, set_words, sweep
 from tests.helpers.worksheets import begin, saved_answers
 
 OFFER = "Would you like it in your journal?"
@@ -84,3 +84,31 @@ async def test_the_offer_leaves_with_the_words_in_discreet_mode(bot: BotUnderTes
     await sweep(bot)
     assert offer.deleted
     assert words in bot.emu.deleted_ids(USER)
+
+
+async def test_the_offer_is_the_same_message_noted_for_clear_and_held_in_cover(
+    bot: BotUnderTest,
+) -> None:
+    # The offer goes out as JSON and its answer is read for the id alone (issue 25, the
+    # framework's `say_id`): the same keyboard reaches the chat, its id is noted for
+    # /clear and the panic wipe, and a chat in cover gets no offer at all.
+    await bot.onboard()
+    words = await bot.send("a note about my day")
+    offer = await bot.next(containing=OFFER)
+    rows = offer.reply_markup["inline_keyboard"] if offer.reply_markup else []
+    assert [b["text"] for b in rows[0]] == ["Keep in my journal", "Don't keep"]
+    assert len(rows) > 1 and all("callback_data" in b for row in rows for b in row)
+    assert offer.entities is None
+    await bot.settle()
+    noted = await bot.services.ledger.deletable((await person(bot)).person_id)
+    assert offer.message_id in noted and words in noted
+    await bot.send("/clear")
+    await bot.next(containing="Cleared")
+    assert offer.deleted and words in bot.emu.deleted_ids(USER)
+
+    await set_words(bot, back=BACK)
+    await panic(bot)
+    bot.skip_all()
+    await bot.send("another note about my day")
+    await bot.settle()
+    assert not [m for m in bot.emu.messages_to(USER) if OFFER in (m.text or "") and not m.deleted]

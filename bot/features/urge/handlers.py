@@ -334,7 +334,7 @@ class UrgeFeature:
             or not profile.part(UrgePrefs).urge_offers
         ):
             return False
-        if PULL_BACK not in context.services.content.phrases.detect(text):
+        if PULL_BACK not in context.phrase_signals(text):
             return False
         today = context.services.clock().astimezone(zone_of(person)).date().isoformat()
         if profile.part(UrgePrefs).urge_offered_on == today:

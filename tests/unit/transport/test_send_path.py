@@ -27,6 +27,7 @@ SENDS = frozenset(
         "forward_message",
         "forward_messages",
         "do_api_request",
+        "post_send",  # bot/transport/send_outcome.py: a JSON send through the policy
     }
 )
 

@@ -136,7 +136,7 @@ class RecordFeature:
         message = update.message
         if message is None or message.text is None or context.crisis is not None:
             return
-        signals = context.services.content.phrases.detect(message.text)
+        signals = context.phrase_signals(message.text)
         if not signals:
             return
         person = await current_person(update, context)

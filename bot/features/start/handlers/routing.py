@@ -17,17 +17,21 @@ from telegram.ext import (
     filters,
 )
 
+from bot.content.texts import Tx
+from bot.core.buttons import Rows
 from bot.features.conversation.views import menu_buttons
 from bot.features.crisis.callbacks import HeldButton
 from bot.features.crisis.held import Held, hold
 from bot.features.discretion.service import OFFER_LIFETIME
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import worksheet_state
-from bot.framework.chat import current_person, is_private, remember, say
+from bot.framework.chat import current_person, is_private, remember, say, say_id
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_BUTTONS, GROUP_PRIVATE_ONLY, GROUP_TEXT, Commands, Hooks, Hub
 from bot.framework.router import Router
 from bot.people.service import Person
+
+_MENUS_KEPT = 64
 
 
 async def not_started(update: Update, context: Context) -> None:
@@ -41,6 +45,8 @@ class UpdateRouter:
     router: Router
     commands: Commands
     hooks: Hooks
+    # The keep offer's menu rows by translator and "a worksheet waits" (`_menu`).
+    _menus: dict[tuple[Tx, bool], Rows] | None = None
 
     def install(self, hub: Hub) -> None:
         self.router, self.commands, self.hooks = hub.router, hub.commands, hub.hooks
@@ -126,22 +132,34 @@ class UpdateRouter:
             in context.services.content.worksheets
         )
         key = "fallback.worksheet_waiting" if waiting else "fallback.text"
-        commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
-        known = set(self.commands.names())
         keep = [
             (tx("crisis_held.btn_keep_journal"), HeldButton(True, message.message_id).encode()),
             (tx("crisis_held.btn_drop"), HeldButton(False, message.message_id).encode()),
         ]
-        rows = [
-            keep,
-            *menu_buttons(tx, [c for c in commands if c in known], worksheet_waiting=waiting),
-        ]
-        offer = await say(context, person.chat_id, tx(key), person=person, buttons=rows)
+        rows = [keep, *self._menu(context, tx, waiting)]
+        offer_id = await say_id(context, person.chat_id, tx(key), person=person, buttons=rows)
         if person.profile.discreet:
-            for message_id in (message.message_id, offer.message_id):
+            for message_id in (message.message_id, offer_id):
                 await context.offers.discretion.remove_later(
                     person.person_id, message_id, OFFER_LIFETIME
                 )
+
+    def _menu(self, context: Context, tx: Tx, waiting: bool) -> Rows:
+        """The menu under the keep offer: the same for every update in one language (and
+        the same content), so built once for each (issue 25: per-update allocations)."""
+        menus = self._menus
+        if menus is None:
+            menus = self._menus = {}
+        rows = menus.get((tx, waiting))
+        if rows is None:
+            if len(menus) >= _MENUS_KEPT:  # a translator per language and variant: few
+                menus.clear()
+            commands: list[str] = context.services.content.texts.data.get("menu_commands", [])
+            known = set(self.commands.names())
+            rows = menus[(tx, waiting)] = menu_buttons(
+                tx, [c for c in commands if c in known], worksheet_waiting=waiting
+            )
+        return rows
 
     async def on_callback(self, update: Update, context: Context) -> None:
         query = update.callback_query
