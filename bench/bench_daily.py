@@ -61,7 +61,7 @@ from bot.runtime import Runtime
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore, new_row_id
 from bot.storage.schema import MIGRATIONS
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 from bot.transport.send_outcome import Delivered, SendOutcome
 
 DUE = dt.datetime(2026, 12, 1, 7, 30, tzinfo=dt.UTC)
@@ -99,7 +99,7 @@ def all_records() -> list[type[Record]]:
     # The features install into a hub with stand-in shared services: only what they
     # register is read here, as tests/helpers/codecs.py does.
     shared = MagicMock()
-    shared.main_bot.request = AiohttpRequest()  # the check-ins' JSON send asks for it
+    shared.main_bot.request = BotApiRequest()  # the check-ins' JSON send asks for it
     hub = Hub(services=cast(Services, shared))
     for feature in listed_features():
         feature.install(hub)

@@ -6,7 +6,9 @@ Starts `python -m bot` (exactly what production runs) against the Bot API emulat
 this process, on 127.0.0.1, and times the child from its spawn to its first getUpdates
 (watched every 2 ms), with the child's own CPU time at that moment (user + system, from
 /proc: steadier than wall time on a shared machine). A second figure is the child's own
-import time (`-X importtime`, run apart so the timing above carries no tracing).
+import time (`-X importtime`, run apart so the timing above carries no tracing). A third
+is when the crisis model is ready (its worker loads it once the bot polls: until then a
+message waits for it within its budget): from spawn to the log line saying it loaded.
 
 The data dir is new and empty for every run. `--cache` says where the content's compiled
 form (bot/content/compiled.py) is: `warm`, in a BOT_CACHE_DIR that one untimed run filled
@@ -43,8 +45,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
-async def one_run(cache_dir: Path | None) -> tuple[float, float]:
-    """(wall seconds, child CPU seconds) to the first getUpdates."""
+async def one_run(cache_dir: Path | None) -> tuple[float, float, float | None]:
+    """(wall seconds, child CPU seconds) to the first getUpdates, and wall seconds to the
+    crisis model's being ready (None: it did not say so within the patience)."""
     emulator = BotApiEmulator()
     await emulator.start()
     data = Path(tempfile.mkdtemp(prefix="steady-first-poll-"))
@@ -54,26 +57,47 @@ async def one_run(cache_dir: Path | None) -> tuple[float, float]:
         "TELEGRAM_BOT_API_URL": emulator.base_url,
         "BOT_DATA_DIR": str(data / "data"),
         "BOT_MASTER_KEY": base64.b64encode(os.urandom(32)).decode(),
-        "BOT_LOG_LEVEL": "WARNING",
+        "BOT_LOG_LEVEL": "INFO",  # for the model's line; a handful of lines before the poll
     }
     env.pop("BOT_CACHE_DIR", None)
     if cache_dir is not None:
         env["BOT_CACHE_DIR"] = str(cache_dir)
     started = time.perf_counter()
     child = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", cwd=ROOT, env=env, stdout=subprocess.DEVNULL
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
+    ready = asyncio.create_task(_model_ready(child, started))
     try:
         while not any(method == "getUpdates" for method, _ in emulator.calls):
             if child.returncode is not None or time.perf_counter() - started > _PATIENCE:
                 raise RuntimeError("the bot stopped, or never polled")
             await asyncio.sleep(_WATCH)
         wall = time.perf_counter() - started
-        return wall, cpu_seconds(child.pid)
+        cpu = cpu_seconds(child.pid)
+        try:
+            model = await asyncio.wait_for(ready, _PATIENCE)
+        except TimeoutError:
+            model = None
+        return wall, cpu, model
     finally:
+        ready.cancel()
         child.terminate()
         await child.wait()
         await emulator.stop()
+
+
+async def _model_ready(child: asyncio.subprocess.Process, started: float) -> float | None:
+    assert child.stderr is not None
+    async for line in child.stderr:
+        if b"crisis model loaded" in line or b"crisis model not loaded" in line:
+            return time.perf_counter() - started
+    return None
 
 
 def import_seconds() -> float:
@@ -111,8 +135,9 @@ def main() -> None:
         return None
 
     runs = [asyncio.run(one_run(cache_dir())) for _ in range(args.runs)]
-    times = [wall for wall, _ in runs]
-    cpu = [spent for _, spent in runs]
+    times = [wall for wall, _, _ in runs]
+    cpu = [spent for _, spent, _ in runs]
+    model = [ready for _, _, ready in runs if ready is not None]
     imports = [import_seconds() for _ in range(args.runs)]
     print(
         json.dumps(
@@ -125,6 +150,7 @@ def main() -> None:
                 "first_poll_cpu_s_median": round(statistics.median(cpu), 3),
                 "first_poll_cpu_s_all": [round(c, 3) for c in cpu],
                 "imports_s_median": round(statistics.median(imports), 3),
+                "model_ready_s_median": round(statistics.median(model), 3) if model else None,
             }
         )
     )

@@ -31,6 +31,7 @@ from bot.config import (
 from bot.content.loader import ContentError, check_all, content_dir
 from bot.core.errors import is_disk_full
 from bot.datalock import DataDirLock
+from bot.features.crisis.screen import ModelScreen
 from bot.keys import deliver_new_key, resolve_master_key, retire_old_key, say, stage_rotation
 from bot.logs import configure_logging
 from bot.matching.crisis import CrisisDetector
@@ -259,14 +260,15 @@ def _compile(cache_dir: Path | None) -> int:
     return 0
 
 
-def _warm_indexes(detector: CrisisDetector | None = None) -> None:
-    """In a worker thread once the bot polls, nothing of it before the first poll (issue
-    25), and no person's answer builds any of it inside the event loop: the crisis
-    expressions that loading the compiled content left uncompiled (a few tenths of a
-    second; a message needing one meanwhile compiles it), then the time-zone names' index
-    (about a second and 70 MB; docs/performance.md)."""
+def _warm_indexes(detector: CrisisDetector | None = None, model: ModelScreen | None = None) -> None:
+    """In a thread once the bot polls and the crisis model has loaded (in its own worker:
+    not both at once on a small host's cores), none of it before the first poll (issue 25)
+    or on the event loop: the crisis expressions the compiled content left uncompiled (a
+    message needing one compiles it), then the time-zone names' index (about a second)."""
     from bot.geo import zone_index  # noqa: PLC0415
 
+    if model is not None:
+        model.wait_loaded()  # set however the loading ends
     if detector is not None:
         detector.warm()
     zone_index.warm()
@@ -274,6 +276,7 @@ def _warm_indexes(detector: CrisisDetector | None = None) -> None:
 
 
 async def _serve(settings: Settings) -> int:
+    gc.disable()  # until the first poll (the Runtime enables it): collections were 0.1 s of it
     from bot.runtime import Runtime  # noqa: PLC0415 - keeps `--help` and `content check` light
 
     runtime = Runtime(settings)
@@ -284,7 +287,8 @@ async def _serve(settings: Settings) -> int:
     try:
         await runtime.start()
         detector = runtime.services.content.detector if runtime.services else None
-        warming = loop.run_in_executor(None, _warm_indexes, detector)
+        model = runtime.services.crisis_model if runtime.services else None
+        warming = loop.run_in_executor(None, _warm_indexes, detector, model)
         await stop.wait()
         warming.cancel()  # not started yet, or done: a build under way finishes on its own
     finally:

@@ -14,7 +14,7 @@ import gc
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from telegram.ext import Job
 
@@ -39,8 +39,10 @@ from bot.storage.updates import UpdateStore
 from bot.transport.intake import ALLOWED_UPDATES, MainBot
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 from bot.transport.send_policy import SendPolicy
-from bot.transport.webhook import WebhookServer
 from bot.wiring import Foundation, StApp, build_application, publish_profile
+
+if TYPE_CHECKING:  # aiohttp's server loads in webhook mode only: `_serve_webhook`
+    from bot.transport.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
 
@@ -157,6 +159,7 @@ class Runtime:
             self._warm_up_chart()
             await app.start()
             await self._serve_webhook(app, services, storage.db, pseudonym_key)
+            self._load_crisis_model(services)
             _freeze_start_up_heap()
             log.info("bot started (webhook)")
             return
@@ -171,9 +174,18 @@ class Runtime:
         # After the first getUpdates is on its way (it goes out at this first wait), not
         # before it: the menu and descriptions, 21 calls, need not hold it up (issue 25).
         await publish_profile(app.bot, services, wired.hub)
+        self._load_crisis_model(services)
         self._warm_up_chart()
         _freeze_start_up_heap()
         log.info("bot started")
+
+    @staticmethod
+    def _load_crisis_model(services: Services) -> None:
+        # In the model's own worker, once the first getUpdates has gone out: numpy, the
+        # encoder and the head were half a second of the first poll (issue 25). A message
+        # before it is ready waits for it within its budget (bot/features/crisis/screen.py).
+        if services.crisis_model is not None:
+            services.crisis_model.start()
 
     def _warm_up_chart(self) -> None:
         # Beside the running bot, not before its first poll: spawning the worker and
@@ -193,6 +205,10 @@ class Runtime:
     ) -> None:
         """Updates arrive by POST (bot/transport/webhook.py); `python -m bot webhook set` tells
         Telegram where. Each person's updates hold their lock across replicas."""
+        # Here, not at the top: aiohttp's server (with its client, two TLS contexts built at
+        # import) is a tenth of the first poll, and a polling bot never serves (issue 25).
+        from bot.transport.webhook import WebhookServer  # noqa: PLC0415
+
         settings = self.settings
         if settings.webhook_url is None or settings.webhook_secret is None:
             raise ConfigError("webhook mode needs BOT_WEBHOOK_URL and BOT_WEBHOOK_SECRET")
@@ -297,5 +313,8 @@ def _freeze_start_up_heap() -> None:
     collection no longer walks it. Each such walk stalled the event loop for tens of
     milliseconds, and a crisis reply behind it waited (docs/performance.md). No collection
     first: here it found under a hundred unreachable objects and took 0.14 s of CPU before
-    the first poll (issue 25)."""
+    the first poll (issue 25). `python -m bot` starts with the collector off (its collections
+    during the imports and the content's unpickling were about 0.1 s of the first poll for
+    the same few unreachable objects): it is on again from here."""
     gc.freeze()
+    gc.enable()

@@ -42,15 +42,15 @@ from bot.framework.busy import tell_busy
 from bot.framework.context import AppData, Context, Services
 from bot.framework.hub import GROUP_COMMANDS, Command, Feature, Hub
 from bot.matching.crisis import CrisisMatch
-from bot.matching.crisis_model import MODEL_HEAD
 from bot.matching.crisis_screen import CrisisScreen
+from bot.matching.model_gate import MODEL_HEAD
 from bot.people.languages import LanguageCache
 from bot.people.ledger import MessageLedger
 from bot.people.service import PeopleService
 from bot.storage.backend import Backend
 from bot.storage.keystore import KeyStore
 from bot.storage.people import PeopleStore
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 from bot.transport.intake import build_main_bot
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
@@ -80,8 +80,8 @@ def _final(callback: Command) -> Command:
     return run
 
 
-def http_transport(timeout: float, *, pool: int) -> AiohttpRequest:
-    return AiohttpRequest(
+def http_transport(timeout: float, *, pool: int) -> BotApiRequest:
+    return BotApiRequest(
         connection_pool_size=pool,
         connect_timeout=timeout,
         read_timeout=timeout,

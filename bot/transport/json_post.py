@@ -1,18 +1,22 @@
-"""A small HTTP/1.1 client for one kind of call: a JSON body POSTed to the Bot API.
+"""A small HTTP/1.1 client for the Bot API: every call the bot makes (http.py), the
+check-in pass's JSON sends the most often.
 
 The check-in pass sends thousands of alike messages in a row. Through aiohttp's client
 each send cost about three times the CPU of the socket work itself (its request and
 response objects, headers, cookies, timers: docs/performance.md, "Check-ins at 0.3 ms"),
-the largest share of a check-in. This client keeps a few keep-alive connections to the
-one host, writes a request it builds as bytes, and reads the answer whole: a status and
-a body, nothing else.
+the largest share of a check-in; and importing aiohttp's client (two TLS contexts built at
+import) was a tenth of the first poll (issue 25). This client keeps a few keep-alive
+connections to the one host, writes a request it builds as bytes, and reads the answer
+whole: a status and a body, nothing else. `post` is the JSON call; `request` any other
+(a multipart upload, a file's download by GET).
 
 What it does not do, because the Bot API needs none of it: redirects, cookies, proxies,
-compression, uploads, pipelining. TLS is the standard library's default context
-(certificates and host name verified). Errors are PTB's, as in http.py: `TimedOut` when
-the answer does not come within the read timeout (the connection is closed then, so a
-late answer can never be read as the next one's), `NetworkError` for anything else, with
-the failure's type only: the URL carries the bot token.
+compression, pipelining. TLS is the standard library's default context (certificates and
+host name verified), made once per process when the first https client is. Errors are
+PTB's, as in http.py: `TimedOut` when the answer does not come within the read timeout
+(the connection is closed then, so a late answer can never be read as the next one's),
+`NetworkError` for anything else, with the failure's type only: the URL carries the bot
+token.
 """
 
 from __future__ import annotations
@@ -24,9 +28,13 @@ from urllib.parse import urlsplit
 from telegram.error import NetworkError, TimedOut
 
 # Far beyond any answer the Bot API gives to a send (a message echoed back); a peer that
-# sends more is not the Bot API, and the connection is dropped.
+# sends more is not the Bot API, and the connection is dropped. A download says its own.
 _MOST_HEAD = 64 * 1024
-_MOST_BODY = 4 * 1024 * 1024
+MOST_BODY = 4 * 1024 * 1024
+# A connection idle longer than this is closed rather than reused. Servers close idle
+# keep-alive connections on their own clock (commonly after 60-75 s), and one that closes
+# just as a request is written on it fails that request; under this, we close first.
+IDLE_LIFETIME = 15.0
 
 
 class _Answer:
@@ -39,7 +47,8 @@ class _Answer:
     chunked: bool
     body_at: int  # where the body starts in the buffer, once the head is read
 
-    def __init__(self) -> None:
+    def __init__(self, most: int = MOST_BODY) -> None:
+        self.most = most  # the largest body taken
         self.reset()
 
     def reset(self) -> None:
@@ -81,15 +90,16 @@ def _head(answer: _Answer, head: bytes) -> None:
     length = _header(lowered, b"content-length")
     if length is not None:
         answer.length = int(length)
-        if answer.length < 0 or answer.length > _MOST_BODY:
+        if answer.length < 0 or answer.length > answer.most:
             raise ValueError("a body length out of bounds")
     elif answer.status not in (204, 304):
         answer.keep_alive = False  # the body runs to the end of the connection
 
 
-def _unchunk(data: bytes | bytearray, start: int) -> tuple[bytes, int] | None:
-    """The body and where it ends, once every chunk and the last one have arrived."""
-    parts: list[bytes] = []
+def _unchunk(data: bytes | bytearray, start: int, most: int) -> tuple[bytes, int] | None:
+    """The body and where it ends, once every chunk and the last one have arrived (the
+    chunks are copied out only then: a large download arrives in many reads)."""
+    spans: list[tuple[int, int]] = []
     at = start
     while True:
         line_end = data.find(b"\r\n", at)
@@ -100,12 +110,14 @@ def _unchunk(data: bytes | bytearray, start: int) -> tuple[bytes, int] | None:
         if size == 0:
             # Trailers (never sent by the Bot API), then the blank line.
             end = data.find(b"\r\n\r\n", at - 2)
-            return (b"".join(parts), end + 4) if end >= 0 else None
+            if end < 0:
+                return None
+            return b"".join(bytes(data[a:b]) for a, b in spans), end + 4
         if len(data) < at + size + 2:
             return None
-        parts.append(bytes(data[at : at + size]))
+        spans.append((at, at + size))
         at += size + 2
-        if at - start > _MOST_BODY:
+        if at - start > most:
             raise ValueError("a chunked body out of bounds")
 
 
@@ -113,6 +125,7 @@ class _Connection(asyncio.Protocol):
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.closed = False
+        self.idle_since = 0.0  # the loop's time when it was last put back idle
         self._buffer = bytearray()
         self._answer: _Answer | None = None
         self._waiter: asyncio.Future[tuple[int, bytes, bool]] | None = None
@@ -126,15 +139,16 @@ class _Connection(asyncio.Protocol):
         self.transport = transport
 
     def send(
-        self, request: bytes, read_timeout: float | None
+        self, request: bytes, read_timeout: float | None, most: int = MOST_BODY
     ) -> asyncio.Future[tuple[int, bytes, bool]]:
-        """Write `request`; the future is its answer, or `TimedOut` after `read_timeout`
-        (one timer on the loop: asyncio.timeout's context cost a tenth of a check-in)."""
+        """Write `request`; the future is its answer (a body of at most `most` bytes), or
+        `TimedOut` after `read_timeout` (one timer on the loop: asyncio.timeout's context
+        cost a tenth of a check-in)."""
         if self.closed or self.transport is None or self._buffer:
             raise NetworkError("the connection closed")
         loop = asyncio.get_running_loop()
         waiter = self._waiter = loop.create_future()
-        self._answer = _Answer()
+        self._answer = _Answer(most)
         if read_timeout is not None:
             self._timer = loop.call_later(read_timeout, self._late)
         self.transport.write(request)
@@ -219,19 +233,32 @@ class _Connection(asyncio.Protocol):
             answer.body_at = head_end + 4
         start = answer.body_at
         if answer.chunked:
-            return _unchunk(data, start)
+            return _unchunk(data, start, answer.most)
         if answer.length is not None:
             end = start + answer.length
             return (bytes(data[start:end]), end) if len(data) >= end else None
         if answer.status in (204, 304):
             return b"", start
-        if len(data) - start > _MOST_BODY:
+        if len(data) - start > answer.most:
             raise ValueError("a body out of bounds")
         return (bytes(data[start:]), len(data)) if self._eof else None
 
 
-class JsonPoster:
-    """POSTs to one origin (`https://host[:port]`) over at most `connections` keep-alive
+_tls: ssl.SSLContext | None = None
+
+
+def default_tls() -> ssl.SSLContext:
+    """The standard library's default context (the system's CAs, host names checked),
+    made once: loading the CAs is milliseconds of CPU, and a context serves any number of
+    connections and clients."""
+    global _tls  # noqa: PLW0603
+    if _tls is None:
+        _tls = ssl.create_default_context()
+    return _tls
+
+
+class KeepAliveClient:
+    """Requests to one origin (`https://host[:port]`) over at most `connections` keep-alive
     connections at once; callers beyond that wait for one (within the connect timeout)."""
 
     def __init__(
@@ -243,9 +270,11 @@ class JsonPoster:
         read_timeout: float | None,
         user_agent: str,
         ssl_context: ssl.SSLContext | None = None,
+        idle_lifetime: float = IDLE_LIFETIME,
     ) -> None:
         """`ssl_context` is for tests that trust their own CA; left out, an https origin
         is verified against the system's certificates."""
+        self._idle_lifetime = idle_lifetime
         parts = urlsplit(origin)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise ValueError("an http or https origin is needed")
@@ -255,16 +284,14 @@ class JsonPoster:
         default = 443 if self._tls else 80
         host = f"[{self._host}]" if ":" in self._host else self._host
         authority = host if self._port == default else f"{host}:{self._port}"
-        self._headers = (
-            f"Host: {authority}\r\nUser-Agent: {user_agent}\r\n"
-            "Content-Type: application/json\r\nContent-Length: "
-        ).encode("ascii")
+        self._common = f"Host: {authority}\r\nUser-Agent: {user_agent}\r\n".encode("ascii")
+        self._headers = self._common + b"Content-Type: application/json\r\nContent-Length: "
         self._connect_timeout = connect_timeout
         self._read_timeout = read_timeout
         self._slots = asyncio.Semaphore(connections)
         self._idle: list[_Connection] = []
         self._busy: set[_Connection] = set()
-        self._ssl = (ssl_context or ssl.create_default_context()) if self._tls else None
+        self._ssl = (ssl_context or default_tls()) if self._tls else None
 
     async def post(self, path: str, body: bytes) -> tuple[int, bytes]:
         """The status and body of Telegram's answer to POST `path` with JSON `body`."""
@@ -279,10 +306,44 @@ class JsonPoster:
                 body,
             )
         )
-        connection = await self._take()
+        return await self._exchange(request, self._read_timeout, self._connect_timeout)
+
+    async def request(
+        self,
+        method: str,
+        target: str,
+        body: bytes | None = None,
+        content_type: str | None = None,
+        *,
+        read_timeout: float | None,
+        connect_timeout: float | None,
+        most: int = MOST_BODY,
+    ) -> tuple[int, bytes]:
+        """The status and body of the answer to `method target` (a path and query), with
+        `body` of `content_type` if given; `read_timeout` runs from the request's writing to
+        the answer's end, `connect_timeout` covers the wait for a free connection and the
+        connecting; an answer's body over `most` bytes drops the connection."""
+        parts = [method.encode("ascii"), b" ", target.encode("ascii"), b" HTTP/1.1\r\n"]
+        parts.append(self._common)
+        if body is not None:
+            if content_type is not None:
+                parts += (b"Content-Type: ", content_type.encode("ascii"), b"\r\n")
+            parts += (b"Content-Length: ", str(len(body)).encode("ascii"), b"\r\n\r\n", body)
+        else:
+            parts.append(b"\r\n")
+        return await self._exchange(b"".join(parts), read_timeout, connect_timeout, most)
+
+    async def _exchange(
+        self,
+        request: bytes,
+        read_timeout: float | None,
+        connect_timeout: float | None,
+        most: int = MOST_BODY,
+    ) -> tuple[int, bytes]:
+        connection = await self._take(connect_timeout)
         self._busy.add(connection)
         try:
-            status, payload, keep = await connection.send(request, self._read_timeout)
+            status, payload, keep = await connection.send(request, read_timeout, most)
         except BaseException:
             # A cancellation or a broken answer: an answer could still arrive on this
             # connection, and it must never be read as another send's.
@@ -292,16 +353,17 @@ class JsonPoster:
             self._busy.discard(connection)
             self._slots.release()
         if keep and not connection.closed:
+            connection.idle_since = asyncio.get_running_loop().time()
             self._idle.append(connection)
         return status, payload
 
-    async def _take(self) -> _Connection:
+    async def _take(self, connect_timeout: float | None) -> _Connection:
         """A slot and a connection, waiting for either within the connect timeout. Past
         it nothing was written: a NetworkError (retried), not a timeout that may have
         delivered. (No timeout is set up when neither needs waiting for.)"""
         deadline = None
-        if self._connect_timeout is not None:
-            deadline = asyncio.get_running_loop().time() + self._connect_timeout
+        if connect_timeout is not None:
+            deadline = asyncio.get_running_loop().time() + connect_timeout
         if self._slots.locked():
             try:
                 async with asyncio.timeout_at(deadline):
@@ -311,10 +373,18 @@ class JsonPoster:
         else:
             await self._slots.acquire()  # free: returns at once
         try:
+            oldest = asyncio.get_running_loop().time() - self._idle_lifetime
             while self._idle:
                 connection = self._idle.pop()  # the most recently used: the least likely stale
-                if not connection.closed:
-                    return connection
+                if connection.closed:
+                    continue
+                if connection.idle_since < oldest:
+                    # Every connection below it in the list was idle longer still.
+                    for old in (connection, *self._idle):
+                        old.close()
+                    self._idle.clear()
+                    break
+                return connection
             async with asyncio.timeout_at(deadline):
                 return await self._open()
         except BaseException as exc:

@@ -34,7 +34,7 @@ from telegram.error import (
 )
 from telegram.ext import BaseRateLimiter
 
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 from bot.transport.send_policy import AT_MOST_ONCE, SendStopped
 
 
@@ -186,7 +186,7 @@ async def post_send(bot: Bot, method: str, params: dict[str, Any]) -> tuple[int,
     (an inline keyboard's every button through `to_dict`) and parses the echo into a
     `Message` with its keyboard, about a third of an ordinary update's CPU (issue 25)."""
     request = bot.request
-    if not isinstance(request, AiohttpRequest):
+    if not isinstance(request, BotApiRequest):
         return None
     url = f"{bot.base_url}/{method}"
     body = json.dumps(params, separators=(",", ":")).encode()
@@ -211,14 +211,14 @@ class JsonMessageSender:
     is not retried, as it may have arrived.
 
     For a caller that sends many alike messages (the check-in pass): PTB's own path turns
-    every parameter into a `RequestParameter`, form-encodes the body, goes through aiohttp's
-    client and parses the echo into a `Message`; this one posts bytes over the transport's
-    small JSON client (json_post.py) and reads the message id alone.
+    every parameter into a `RequestParameter`, encodes the body and parses the echo into a
+    `Message`; this one posts bytes already encoded over the transport's small client
+    (json_post.py) and reads the message id alone.
     """
 
     def __init__(self, bot: Bot) -> None:
         request = bot.request
-        if not isinstance(request, AiohttpRequest):
+        if not isinstance(request, BotApiRequest):
             raise TypeError("the JSON send needs the bot's own HTTP transport (http.py)")
         self._http = request
         self._url = f"{bot.base_url}/sendMessage"

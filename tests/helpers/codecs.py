@@ -14,14 +14,14 @@ from bot.core.callbacks import CallbackData
 from bot.core.state import StoredState
 from bot.framework.context import Services
 from bot.framework.hub import Hub
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 
 
 @cache
 def installed() -> Hub:
     shared = MagicMock()
     # The check-ins' JSON send asks for the bot's own transport when it is built.
-    shared.main_bot.request = AiohttpRequest()
+    shared.main_bot.request = BotApiRequest()
     hub = Hub(services=cast(Services, shared))
     for feature in features():
         feature.install(hub)

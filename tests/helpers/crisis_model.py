@@ -17,7 +17,8 @@ async def model_bot(emulator, tmp_path, clock, monkeypatch):  # type: ignore[no-
     under_test = BotUnderTest(emulator, settings, clock)
     await under_test.start()
     screen = under_test.services.crisis_model
-    assert screen is not None  # the model loaded
+    assert screen is not None
+    assert await screen.loaded()  # in its worker, after the first poll
     budget, screen.budget = screen.budget, 60.0  # a loaded test machine is not the bot's
     try:
         yield under_test

@@ -30,7 +30,12 @@ class Server:
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
-                length = int(head.lower().split(b"content-length: ")[1].split(b"\r\n")[0])
+                lowered = head.lower()
+                length = (
+                    int(lowered.split(b"content-length: ")[1].split(b"\r\n")[0])
+                    if b"content-length: " in lowered
+                    else 0  # a GET
+                )
                 self.requests.append(head + await reader.readexactly(length))
                 result = self.replies.pop(0)(writer)
                 if asyncio.iscoroutine(result):

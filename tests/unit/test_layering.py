@@ -306,6 +306,13 @@ LAZY_ALLOWED = {
     ("bot.content.emergency", "phonenumbers.phonemetadata"): "likewise",
     ("bot.content.yaml_lines", "yaml"): "PyYAML loads when content is read from its files",
     ("bot.storage.engines", "bot.storage.postgres"): "asyncpg loads for PostgreSQL only",
+    # numpy, the encoder and the head were half a second of the first poll; the model's
+    # worker loads them once the bot polls, and the handlers ask bot.matching.model_gate.
+    ("bot.features.crisis.screen", "bot.matching.crisis_model"): (
+        "the crisis model loads in its worker after the first poll"
+    ),
+    # aiohttp (its server and client) only where a port is served: webhook mode.
+    ("bot.runtime", "bot.transport.webhook"): "aiohttp's server loads in webhook mode only",
 }
 
 

@@ -13,26 +13,34 @@ next, a message about dinner waits. A message whose budget ran out while it wait
 left to the rules, and so, while the queue is long, is one the n-gram view finds plainly
 calm (`SHED_BELOW`), rather than read late.
 
-Loading happens once per process (bot/app.py asks for it at start-up); if the package or
-the head cannot load, one log line says so and the bot runs on the rules. No text is ever
-logged here, at any level.
+Loading happens once per process, in the worker itself: the lifecycle starts it once the
+first getUpdates is on its way (bot/runtime.py), not before, because numpy, the encoder and
+the head were about half a second of the first poll (issue 25). A message that comes
+before the model is ready waits for it in the queue within its budget, as it would behind
+other messages, and past the budget is left to the rules. If the package or the head
+cannot load, one log line says so and the bot runs on the rules. No text is ever logged
+here, at any level.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import heapq
 import itertools
 import logging
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from bot.matching.crisis import CrisisMatch
-from bot.matching.crisis_model import CrisisModel, load_model
+
+if TYPE_CHECKING:  # numpy and the encoder load after the first poll: `load_model` below
+    from bot.matching.crisis_model import CrisisModel
 
 log = logging.getLogger(__name__)
 
@@ -60,11 +68,23 @@ class _Job:
 
 
 class ModelScreen:
-    """Reads messages with the model in a worker thread, within a budget."""
+    """Reads messages with the model in a worker thread, within a budget. Given `load`
+    instead of a model, the worker calls it first (`start`), and the model is None until
+    then, or for good if it could not load."""
 
-    def __init__(self, model: CrisisModel, budget: float = BUDGET) -> None:
+    def __init__(
+        self,
+        model: CrisisModel | None = None,
+        budget: float = BUDGET,
+        *,
+        load: Callable[[], CrisisModel | None] | None = None,
+    ) -> None:
         self.model = model
         self.budget = budget
+        self._load = load
+        self._loaded = threading.Event()  # the model is here, or will never be
+        if model is not None or load is None:
+            self._loaded.set()
         self.skipped = 0  # messages left to the rules: over budget, shed, or the model failed
         self._queue: list[_Job] = []
         self._ready = threading.Condition()
@@ -72,12 +92,38 @@ class ModelScreen:
         self._waiting: dict[Hashable, int] = {}  # per chat, its messages in the queue
         self._worker: threading.Thread | None = None
 
-    def _start(self) -> None:
-        if self._worker is None:
+    def start(self) -> None:
+        """The worker, loading the model first if it has to (once; later calls do nothing)."""
+        with self._ready:
+            if self._worker is not None:
+                return
             self._worker = threading.Thread(target=self._work, name="crisis-model", daemon=True)
-            self._worker.start()
+        self._worker.start()
+
+    @property
+    def failed(self) -> bool:
+        """The model could not load: every message is the rules' alone."""
+        return self._loaded.is_set() and self.model is None
+
+    def wait_loaded(self, timeout: float | None = None) -> bool:
+        """Blocks (a thread, not the event loop) until loading is over: whether the model
+        is there."""
+        self._loaded.wait(timeout)
+        return self.model is not None
+
+    async def loaded(self) -> bool:
+        """Whether the model loaded, once loading is over (starting it if need be)."""
+        self.start()
+        return await asyncio.to_thread(self.wait_loaded)
 
     def _work(self) -> None:
+        if not self._loaded.is_set() and self._load is not None:
+            try:
+                self.model = self._load()
+            except Exception as exc:  # shared_model logs its own; this is any other loader
+                log.warning("crisis model not loaded (%s)", type(exc).__name__)
+            self._loaded.set()
+        model = self.model
         while True:
             with self._ready:
                 while not self._queue:
@@ -91,12 +137,12 @@ class ModelScreen:
             error: Exception | None = None
             late = time.monotonic() > job.deadline
             shed = backlog > BACKLOG and -job.priority < SHED_BELOW
-            if not late and not shed:
+            if model is not None and not late and not shed:
                 try:
-                    result = self.model.assess(job.text, job.rules)
+                    result = model.assess(job.text, job.rules)
                 except Exception as exc:  # reported on the loop, as a type name
                     error = exc
-            if late or shed or error is not None:
+            if model is None or late or shed or error is not None:
                 self.skipped += 1
             # RuntimeError: that event loop has closed (the bot stopped); nobody waits for it.
             with contextlib.suppress(RuntimeError):
@@ -107,9 +153,14 @@ class ModelScreen:
     ) -> CrisisMatch | None:
         """The model's match beside the rules' (see CrisisModel.assess), or None when it
         adds nothing, ran over its budget, or failed."""
+        model = self.model
+        if model is None and self._loaded.is_set():
+            self.skipped += 1
+            return None  # it could not load: the rules alone, at once
         loop = asyncio.get_running_loop()
         future: asyncio.Future[CrisisMatch | None] = loop.create_future()
-        priority = -self.model.quick(text)
+        # Before the model is ready every message is as worrying as the next: first come.
+        priority = -model.quick(text) if model is not None else 0.0
         deadline = time.monotonic() + self.budget
         with self._ready:
             turn = self._waiting.get(chat, 0)
@@ -117,7 +168,7 @@ class ModelScreen:
             job = _Job(turn, priority, next(self._order), chat, text, rules, deadline, loop, future)
             heapq.heappush(self._queue, job)
             self._ready.notify()
-        self._start()
+        self.start()
         try:
             return await asyncio.wait_for(asyncio.shield(future), self.budget)
         except TimeoutError:
@@ -142,6 +193,16 @@ def _settle(
 _lock = threading.Lock()
 _loaded: CrisisModel | None = None
 _failed = False
+
+
+def load_model(head: Path) -> CrisisModel:
+    """The model from `head`, importing bot/matching/crisis_model.py (numpy, the encoder)
+    here, on first use: the one import the bot defers on purpose for the crisis model
+    (tests/unit/test_layering.py's LAZY_ALLOWED names it). Nothing before the first poll
+    needs numpy; the worker's loading calls this after it (issue 25)."""
+    from bot.matching.crisis_model import load_model as load_numpy_model  # noqa: PLC0415
+
+    return load_numpy_model(head)
 
 
 def shared_model(head: Path) -> CrisisModel | None:
@@ -172,13 +233,11 @@ def shared_model(head: Path) -> CrisisModel | None:
 _screen: ModelScreen | None = None
 
 
-def shared_screen(head: Path) -> ModelScreen | None:
-    """One worker per process over the shared model."""
+def shared_screen(head: Path) -> ModelScreen:
+    """One worker per process over the shared model, which it loads when started (after
+    the first poll: bot/runtime.py), or when the first message comes if earlier."""
     global _screen  # noqa: PLW0603
-    model = shared_model(head)
-    if model is None:
-        return None
     with _lock:
         if _screen is None:
-            _screen = ModelScreen(model)
+            _screen = ModelScreen(load=functools.partial(shared_model, head))
         return _screen

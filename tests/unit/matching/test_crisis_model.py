@@ -305,7 +305,7 @@ def test_a_model_that_cannot_load_leaves_the_rules_alone_with_one_log_line(
     monkeypatch.setattr(crisis_screen, "_screen", None)
     missing = tmp_path / "head.npz"
     with caplog.at_level(logging.INFO, logger="bot.features.crisis.screen"):
-        assert crisis_screen.shared_screen(missing) is None
-        assert crisis_screen.shared_screen(missing) is None
+        assert crisis_screen.shared_model(missing) is None
+        assert crisis_screen.shared_model(missing) is None
     lines = [r for r in caplog.records if "crisis model not loaded" in r.getMessage()]
     assert len(lines) == 1 and "rules run alone" in lines[0].getMessage()

@@ -19,23 +19,26 @@ from telegram.error import (
     TimedOut,
 )
 
-from bot.transport.json_post import JsonPoster
+from bot.transport.json_post import KeepAliveClient
 from bot.transport.send_outcome import Failure, failure_of, message_id_of
 from bot.transport.send_policy import is_too_large, retry_seconds
 from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
 
 @asynccontextmanager
-async def serving(read_timeout: float = 30.0) -> AsyncIterator[tuple[Server, JsonPoster]]:
+async def serving(
+    read_timeout: float = 30.0, idle_lifetime: float = 15.0
+) -> AsyncIterator[tuple[Server, KeepAliveClient]]:
     server = Server()
     listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
     port = listening.sockets[0].getsockname()[1]
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"http://127.0.0.1:{port}",
         connections=2,
         connect_timeout=5.0,
         read_timeout=read_timeout,
         user_agent="test",
+        idle_lifetime=idle_lifetime,
     )
     try:
         yield server, poster
@@ -56,6 +59,15 @@ async def test_a_request_is_one_post_and_the_connection_is_kept() -> None:
         assert b"\r\nContent-Type: application/json\r\n" in first
         assert b"\r\nContent-Length: 13\r\n" in first
         assert first.endswith(b'\r\n\r\n{"chat_id":1}')
+
+
+async def test_a_connection_idle_past_its_lifetime_is_closed_not_reused() -> None:
+    # A negative lifetime makes every idle connection too old without waiting for a clock.
+    async with serving(idle_lifetime=-1.0) as (server, poster):
+        server.replies += [write(answer(OK)), write(answer(OK))]
+        assert await poster.post("/botTOKEN/sendMessage", b"{}") == (200, OK)
+        assert await poster.post("/botTOKEN/sendMessage", b"{}") == (200, OK)
+        assert server.connections == 2
 
 
 async def test_an_answer_in_pieces_and_chunked() -> None:
@@ -139,7 +151,7 @@ async def test_a_connection_refused_is_a_network_error() -> None:
     port = listening.sockets[0].getsockname()[1]
     listening.close()
     await listening.wait_closed()
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"http://127.0.0.1:{port}",
         connections=1,
         connect_timeout=5.0,

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 from telegram.error import NetworkError, TimedOut
 
-from bot.transport.json_post import JsonPoster
+from bot.transport.json_post import KeepAliveClient
 from bot.transport.send_outcome import Failure, failure_of
 from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
@@ -114,7 +114,7 @@ def trusting(ca_pem: str) -> ssl.SSLContext:
 @asynccontextmanager
 async def serving_tls(
     pki: Pki, host: str, context: ssl.SSLContext | None
-) -> AsyncIterator[tuple[Server, JsonPoster, list[str | None]]]:
+) -> AsyncIterator[tuple[Server, KeepAliveClient, list[str | None]]]:
     """A TLS server on 127.0.0.1, a poster for https://`host`:port, and the SNI names the
     server was offered, one per handshake."""
     server = Server()
@@ -124,7 +124,7 @@ async def serving_tls(
     server_context.sni_callback = lambda _sock, name, _context: offered.append(name)
     listening = await asyncio.start_server(server.handle, "127.0.0.1", 0, ssl=server_context)
     port = listening.sockets[0].getsockname()[1]
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"https://{host}:{port}",
         connections=2,
         connect_timeout=30.0,
@@ -232,7 +232,7 @@ async def test_a_server_that_never_shakes_hands_is_a_network_error_in_time() -> 
         lambda _reader, writer: accepted.append(writer), "127.0.0.1", 0
     )
     port = listening.sockets[0].getsockname()[1]
-    poster = JsonPoster(
+    poster = KeepAliveClient(
         f"https://127.0.0.1:{port}",
         connections=1,
         connect_timeout=0.2,  # the handshake is part of connecting

@@ -14,7 +14,7 @@ import pytest
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import ExtBot
 
-from bot.transport.http import AiohttpRequest
+from bot.transport.http import BotApiRequest
 from bot.transport.send_outcome import post_send, sent_of
 from bot.transport.send_policy import SendPolicy
 from tests.helpers.http_server import Server, answer, write
@@ -32,7 +32,7 @@ async def bot_at(read_timeout: float = 30.0) -> AsyncIterator[tuple[Server, ExtB
     server = Server()
     listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
     port = listening.sockets[0].getsockname()[1]
-    request = AiohttpRequest(read_timeout=read_timeout)
+    request = BotApiRequest(read_timeout=read_timeout)
     bot: ExtBot[None] = ExtBot(
         "123:abc",
         base_url=f"http://127.0.0.1:{port}/bot",

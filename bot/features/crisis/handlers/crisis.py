@@ -67,7 +67,7 @@ from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
 from bot.matching.crisis import CrisisKind, CrisisMatch
-from bot.matching.crisis_model import reads
+from bot.matching.model_gate import reads
 from bot.people.service import Person
 
 log = logging.getLogger(__name__)
