@@ -19,6 +19,14 @@ answer, say) runs in its chat's order. Ordinary updates past the bounds (too man
 in all, or in the one chat) are shed: the chat is told, once until its queue drains, to
 send it again later (docs/performance.md, "Overload admission", says why this and not
 answering everything late).
+
+While updates wait, the number of slots follows the event loop's own lag (`TurnGovernor`):
+every handler admitted adds its steps to the loop's turns, and a crisis message waits for
+whole turns (the poll that fetches it, its early path's task, its send) before its reply
+is out. Past a few milliseconds of lag, fewer ordinary updates are admitted, so the turns
+shorten; while the loop keeps time, slots come back one at a time. Overload then shows as
+a longer queue here, not as a slower crisis reply (docs/performance.md, "Crisis reply
+under overload").
 """
 
 from __future__ import annotations
@@ -36,6 +44,46 @@ T = TypeVar("T")
 # second one replica handles here, a full queue is answered within a minute or so.
 MAX_WAITING = 10_000
 MAX_WAITING_PER_CHAT = 50
+
+
+# The loop's lag (how late a timer fires) above which slots are halved, below which one
+# comes back; never fewer than LEAST_SLOTS, so the backlog still moves whatever the lag.
+LAG_HIGH = 0.008
+LAG_LOW = 0.003
+LEAST_SLOTS = 2
+
+
+class TurnGovernor:
+    """How many slots the admission may fill, from samples of the event loop's lag: halved
+    when a sample is above `high`, one more when below `low` (up to `most`)."""
+
+    def __init__(
+        self,
+        most: int,
+        *,
+        least: int = LEAST_SLOTS,
+        high: float = LAG_HIGH,
+        low: float = LAG_LOW,
+    ) -> None:
+        self.most = most
+        self.least = min(least, most)
+        self.high = high
+        self.low = low
+        self.slots = most
+        self.lowered = 0  # samples that halved the slots, since start (overload seen)
+
+    def sample(self, lag: float) -> int:
+        if lag > self.high and self.slots > self.least:
+            self.slots = max(self.least, self.slots // 2)
+            self.lowered += 1
+        elif lag < self.low and self.slots < self.most:
+            self.slots += 1
+        return self.slots
+
+    def reset(self) -> int:
+        """Nothing waits: every slot is open again."""
+        self.slots = self.most
+        return self.slots
 
 
 class Offer(enum.Enum):

@@ -14,10 +14,18 @@ be urgent are parsed at once and their early path is started, whatever backlog o
 ordinary updates is waiting for slots (issue 25). Every update then goes, raw, to the
 processor's admission (bot/transport/admission.py): an ordinary one is parsed only when a
 slot frees for it, so the poll never waits for handling and nothing is parsed twice.
+
+The next getUpdates goes out as soon as a batch has been taken, from the task that took
+it (`_poll`), instead of when PTB's polling loop comes round to ask: under overload
+that loop's round trip (its tasks, its wait, the request's write) is several turns of a
+busy event loop, and a crisis message arriving meanwhile waited at Telegram for all of
+them (docs/performance.md, "Crisis reply under overload"). PTB's next call then awaits the
+poll already on its way; one poll is in flight at a time, as before.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -73,6 +81,10 @@ class MainBot(ExtBot[Any]):
         self._skipped = 0
         self._processor: CrisisFirstUpdateProcessor | None = None
         self._closing = False
+        # PTB's last getUpdates arguments, and the next poll sent ahead with them.
+        self._poll_args: dict[str, Any] | None = None
+        self._ahead: asyncio.Task[tuple[Update, ...]] | None = None
+        self._polls_ahead = 0  # polls sent ahead and awaited by PTB's next call
 
     def feed(
         self, processor: CrisisFirstUpdateProcessor, enqueue: Callable[[Update], None]
@@ -86,6 +98,18 @@ class MainBot(ExtBot[Any]):
         """Polling is stopping: whatever a last getUpdates returns is left unconfirmed at
         Telegram (fetched again at the next start), never half taken in."""
         self._closing = True
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            ahead.cancel()
+
+    async def shutdown(self) -> None:
+        self.stop_fetching()
+        await super().shutdown()
+
+    @property
+    def polls_ahead(self) -> int:
+        """getUpdates calls PTB found already on their way, since start."""
+        return self._polls_ahead
 
     @property
     def skipped_updates(self) -> int:
@@ -110,17 +134,26 @@ class MainBot(ExtBot[Any]):
         # The same for a poison update that was skipped.
         if self._skip_below and (offset is None or 0 <= offset < self._skip_below):
             offset = self._skip_below
-        return await super().get_updates(
-            offset=offset,
-            limit=limit,
-            timeout=timeout,
-            allowed_updates=allowed_updates,
-            read_timeout=read_timeout,
-            write_timeout=write_timeout,
-            connect_timeout=connect_timeout,
-            pool_timeout=pool_timeout,
-            api_kwargs=api_kwargs,
-        )
+        ahead, self._ahead = self._ahead, None
+        if ahead is not None:
+            # Asked from past the last batch already (its offset confirms it). Cancelling
+            # this call (PTB stopping) cancels that poll too.
+            self._polls_ahead += 1
+            return await ahead
+        self._poll_args = {
+            "limit": limit,
+            "timeout": timeout,
+            "allowed_updates": allowed_updates,
+            "read_timeout": read_timeout,
+            "write_timeout": write_timeout,
+            "connect_timeout": connect_timeout,
+            "pool_timeout": pool_timeout,
+            "api_kwargs": api_kwargs,
+        }
+        return await super().get_updates(offset=offset, **self._poll_args)
+
+    async def _poll(self, args: dict[str, Any]) -> tuple[Update, ...]:
+        return await super().get_updates(offset=self._skip_below, **args)
 
     async def _post(self, endpoint: str, data: JSONDict | None = None, **kwargs: Any) -> Any:
         result = await super()._post(endpoint, data, **kwargs)
@@ -136,6 +169,9 @@ class MainBot(ExtBot[Any]):
         if self._closing:
             return []
         self._take(result, processor)
+        args = self._poll_args
+        if self._ahead is None and args is not None and not self._closing:
+            self._ahead = asyncio.get_running_loop().create_task(self._poll(args))
         return []  # PTB gets them from the processor, as slots free
 
     def _take(self, batch: list[Any], processor: CrisisFirstUpdateProcessor) -> None:

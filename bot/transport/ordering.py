@@ -29,6 +29,11 @@ order.
   that chat's further crisis words coalesce: the reply on its way answers them (issue 27,
   finding 2). Long texts are read off the loop, each chat in turn
   (bot/matching/crisis_screen.py).
+- While updates wait for slots, the loop's lag is sampled (a timer every `LAG_PROBE`,
+  how late it fires) and the slots follow it (admission.py's `TurnGovernor`): a crisis
+  message waits for whole turns of the loop (the poll bringing it, its early path's task,
+  its send), and each admitted handler lengthens them. Under overload fewer ordinary
+  updates run at once and the rest wait as data; the crisis reply keeps its pace.
 """
 
 from __future__ import annotations
@@ -46,7 +51,7 @@ from telegram.ext import BaseUpdateProcessor
 
 from bot.matching.crisis import CrisisMatch
 from bot.matching.crisis_screen import CrisisScreen
-from bot.transport.admission import Admission, Admitted, Offer
+from bot.transport.admission import Admission, Admitted, Offer, TurnGovernor
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +62,7 @@ MAX_EARLY_PER_CHAT = 2
 _UNBOUNDED = 1_000_000
 _CRISIS_COMMANDS = ("/sos", "/help")
 SHED_LOGGED_EVERY = 1000
+LAG_PROBE = 0.005  # seconds between samples of the loop's lag, only while updates wait
 
 # (update, its match or None for /sos and /help, send): send=False coalesces
 EarlyReply = Callable[[Update, CrisisMatch | None, bool], Awaitable[None]]
@@ -165,6 +171,8 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # waiting for a slot; `intake` says how one is parsed and handed to PTB.
         self._admission: Admission[object] = Admission(max_concurrent_updates)
         self._admitted: dict[int, Admitted[object]] = {}  # update id -> its place
+        self._governor = TurnGovernor(max_concurrent_updates)
+        self._probe: asyncio.TimerHandle | None = None
         self._parse: Callable[[object], Update | None] = lambda raw: None
         self._enqueue: Callable[[Update], None] | None = None
         self._idle = asyncio.Event()
@@ -307,8 +315,26 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                     continue
                 self._admitted[update.update_id] = admitted
                 enqueue(update)
-        if not self._admitted and not self._admission.waiting:
+        if self._admission.waiting:
+            self._watch_lag()
+            return
+        self._admission.slots = self._governor.reset()
+        if not self._admitted:
             self._idle.set()
+
+    def _watch_lag(self) -> None:
+        if self._probe is None:
+            loop = asyncio.get_running_loop()
+            due = loop.time() + LAG_PROBE
+            self._probe = loop.call_at(due, self._sample_lag, loop, due)
+
+    def _sample_lag(self, loop: asyncio.AbstractEventLoop, due: float) -> None:
+        """How late this timer fired is how long anything that became ready meanwhile (a
+        poll's answer, a crisis reply's task) waited for the loop."""
+        self._probe = None
+        if self._admission.waiting:
+            self._admission.slots = self._governor.sample(loop.time() - due)
+        self.pump()  # a slot may have come back; samples on while updates wait
 
     def _release(self, update: object) -> None:
         if not isinstance(update, Update):
@@ -331,6 +357,11 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
     def admission(self) -> Admission[object]:
         """The queue itself (its bounds may be set: a test, a deployment's tuning)."""
         return self._admission
+
+    @property
+    def governor(self) -> TurnGovernor:
+        """The slots' governor (its count of overloaded samples, its current slots)."""
+        return self._governor
 
     @property
     def shed_updates(self) -> int:
@@ -434,4 +465,6 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         return None
 
     async def shutdown(self) -> None:
-        return None
+        if self._probe is not None:
+            self._probe.cancel()
+            self._probe = None

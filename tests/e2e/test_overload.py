@@ -7,10 +7,21 @@ kindly, to send it again. Order is read from the emulator's own record of sends.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
 
-from bot.emulator import SentMessage
+import pytest
+from telegram import Update
+from telegram.ext import ApplicationHandlerStop, MessageHandler, filters
+
+from bot.app import features
+from bot.core.clock import ManualClock
+from bot.emulator import BotApiEmulator, SentMessage
+from bot.framework.context import Context
+from bot.framework.hub import Hub
+from bot.transport.intake import MainBot
 from bot.transport.ordering import MAX_CONCURRENT_UPDATES, CrisisFirstUpdateProcessor
-from tests.helpers.bot import USER, BotUnderTest
+from tests.helpers.bot import USER, BotUnderTest, make_settings
 from tests.helpers.reporting import report
 
 CHATS = [USER + 100 + i for i in range(12)]
@@ -104,3 +115,103 @@ async def test_past_the_bounds_a_chat_is_told_once_to_send_again(bot: BotUnderTe
     per_update = len(handled) / (len(burst) * 50 - shed)
     assert per_update >= 1, (len(handled), shed)
     report(f"overload: {shed} of {len(burst) * 50} shed, {len(handled)} replies to the rest")
+
+
+class HeavyFeature:
+    """A test's feature whose handler holds the event loop for a fixed amount of work, in
+    steps with a yield between them, on every message starting "heavy": an overloaded
+    replica's ordinary handling (many steps between awaits), made deterministic. It counts
+    the steps it has run, so the test reads progress in work done, not in seconds."""
+
+    def __init__(self) -> None:
+        self.steps = 0
+        self.done = 0
+        self.loaded = asyncio.Event()  # set once LOADED_AFTER updates were handled
+
+    def install(self, hub: Hub) -> None:
+        hub.handle(GROUP_HEAVY, MessageHandler(filters.Regex("^heavy"), self.work))
+
+    async def work(self, update: Update, context: Context) -> None:
+        del update, context
+        for _ in range(HEAVY_STEPS):
+            total = 0
+            for i in range(STEP_WORK):  # synchronous: nothing else on the loop runs meanwhile
+                total += i * i
+            self.steps += 1 if total >= 0 else 0
+            await asyncio.sleep(0)  # a turn of the loop between steps, as an await on I/O
+        self.done += 1
+        if self.done >= LOADED_AFTER:
+            self.loaded.set()
+        # Nothing else reads it: the loop's time goes to these steps alone, not to waits on
+        # storage that would leave the loop idle between them.
+        raise ApplicationHandlerStop
+
+
+GROUP_HEAVY = -30  # before every feature's own groups
+HEAVY_STEPS = 6
+STEP_WORK = 20_000  # about a millisecond of the loop's time on this machine, quiet
+LOADED_AFTER = 2 * MAX_CONCURRENT_UPDATES
+
+
+@pytest.fixture
+async def loaded(
+    emulator: BotApiEmulator, tmp_path: Path, clock: ManualClock
+) -> AsyncIterator[tuple[BotUnderTest, HeavyFeature]]:
+    heavy = HeavyFeature()
+    under_test = BotUnderTest(emulator, make_settings(tmp_path / "data", emulator.base_url), clock)
+    under_test.features = lambda: [*features(), heavy]
+    await under_test.start()
+    try:
+        yield under_test, heavy
+    finally:
+        await under_test.stop()
+        assert not emulator.internal_errors, emulator.internal_errors
+
+
+async def test_the_crisis_reply_is_not_behind_a_loaded_loop(
+    loaded: tuple[BotUnderTest, HeavyFeature],
+) -> None:
+    """While the backlog's handling holds the loop, the slots follow the loop's lag (fewer
+    handlers admitted, so each turn is short), and the crisis message, from its arrival to
+    its reply, waits for a few steps of ordinary work, not for turns holding a step of
+    every one of the slots."""
+    bot, heavy = loaded
+    chats = [USER + 200 + i for i in range(40)]
+    for chat in chats:
+        for i in range(15):
+            await bot.send(f"heavy note {i}", user=chat)
+    backlog = len(chats) * 15
+    # The load established: the loop has been busy with it for a while.
+    await asyncio.wait_for(heavy.loaded.wait(), 300)
+    at: dict[str, int] = {}
+
+    def on_reply(message: SentMessage, event: str) -> None:
+        if event == "sent" and message.chat_id == USER and "999" in (message.text or ""):
+            at.setdefault("reply", heavy.steps)
+
+    bot.emu.add_listener(on_reply)
+    at["sent"] = heavy.steps
+    await bot.send("help, he is outside")
+    await bot.next(USER, containing="999", timeout=300)
+    governor = processor(bot).governor
+    slots_then = processor(bot).admission.slots
+    done_then = heavy.done
+    await bot.settle(timeout=600)
+    between = at["reply"] - at["sent"]
+    # The bot saw its loop lag and admitted fewer handlers; with all the slots filled,
+    # every step of the crisis path (the poll's answer, the early path's task, its send)
+    # waits for a turn holding one step of each of MAX_CONCURRENT_UPDATES handlers.
+    assert governor.lowered > 0
+    # Each poll after the first went out from the task that took the batch before it.
+    main_bot = bot.runtime.app.bot if bot.runtime and bot.runtime.app else None
+    assert isinstance(main_bot, MainBot) and main_bot.polls_ahead > 0
+    assert between < MAX_CONCURRENT_UPDATES, (between, slots_then)
+    assert done_then < backlog - MAX_CONCURRENT_UPDATES, done_then  # mid-backlog
+    # Everything was handled all the same, once, and the slots are all open again.
+    assert heavy.done == backlog
+    assert processor(bot).admission.slots == MAX_CONCURRENT_UPDATES
+    report(
+        f"loaded loop: {between} steps of ordinary work between the crisis message and"
+        f" its reply"
+        f" (slots {slots_then} then, lowered {governor.lowered} times), backlog {backlog}"
+    )

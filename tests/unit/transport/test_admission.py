@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 
-from bot.transport.admission import Admission, Admitted, Offer
+from bot.transport.admission import Admission, Admitted, Offer, TurnGovernor
 from bot.transport.ordering import raw_chat_key
 
 
@@ -132,3 +132,28 @@ def test_admitted_carries_what_done_needs() -> None:
     queue.offer("a", "x", urgent=False)
     (admitted,) = queue.take()
     assert admitted == Admitted("a", "x", slot=True)
+
+
+def test_the_slots_halve_when_the_loop_lags_and_come_back_one_at_a_time() -> None:
+    governor = TurnGovernor(32, least=2, high=0.008, low=0.003)
+    assert governor.sample(0.005) == 32  # between the bounds: held
+    assert governor.sample(0.020) == 16
+    assert [governor.sample(0.050) for _ in range(4)] == [8, 4, 2, 2]  # never below least
+    assert governor.lowered == 4
+    assert [governor.sample(0.001) for _ in range(3)] == [3, 4, 5]
+    assert governor.reset() == 32
+    assert governor.sample(0.0) == 32  # never above most
+
+
+def test_fewer_slots_admit_fewer_and_the_rest_wait_in_order() -> None:
+    queue: Admission[str] = Admission(4)
+    for chat in "abcdef":
+        queue.offer(chat, chat, urgent=False)
+    queue.slots = 2  # the governor lowered them: what runs already runs on
+    first = queue.take()
+    assert [a.item for a in first] == ["a", "b"]
+    queue.offer("u", "urgent", urgent=True)
+    assert [a.item for a in queue.take()] == ["urgent"]  # takes no slot, never waits
+    for admitted in first:
+        queue.done(admitted)
+    assert [a.item for a in queue.take()] == ["c", "d"]
