@@ -136,11 +136,18 @@ class View:
     # An optional hidden layer (ReLU) shared by the heads: (hidden, dim) and (hidden,).
     hidden_w: Vector | None = None
     hidden_b: Vector | None = None
+    # With a hidden layer, optional linear heads read straight from the features and added
+    # to the hidden layer's: (1 + len(KINDS) + 1, dim). The averaged logistic and MLP heads
+    # of the fourth pass are one view this way (docs/crisis.md).
+    skip_w: Vector | None = None
 
     def logits(self, features: Vector) -> Vector:
+        inputs = features
         if self.hidden_w is not None and self.hidden_b is not None:
             features = np.maximum(features @ self.hidden_w.T + self.hidden_b, 0.0)
         out: Vector = features @ self.weights.T + self.bias
+        if self.skip_w is not None:
+            out = out + inputs @ self.skip_w.T
         return out
 
     def sparse_logits(self, rows: list[npt.NDArray[np.int64]]) -> Vector:
@@ -157,6 +164,17 @@ class Thresholds:
     emergency: float  # P(crisis) at or above, with urgent: the emergency reply
     urgent: float  # P(urgent | crisis) at or above: urgent
     second_kind: float  # P(kind) at or above for a second kind to join (danger + self-harm)
+    # P(crisis) at or above: the safety check, when the model reads the crisis as one that
+    # calls for a check (P(urgent) below `urgent`: distress, indirect suicidal talk,
+    # stalking). Its own threshold because a check costs less than the emergency reply and
+    # those kinds are said more softly (docs/crisis.md, "fourth pass"). None: `check`.
+    check_mild: float | None = None
+
+    def check_for(self, urgent: float) -> float:
+        """The check threshold for a finding of this P(urgent)."""
+        if urgent >= self.urgent or self.check_mild is None:
+            return self.check
+        return self.check_mild
 
 
 @dataclass(frozen=True)
@@ -195,6 +213,7 @@ class Head:
                     data["enc_b"].astype(np.float32),
                     data["enc_hw"].astype(np.float32) if "enc_hw" in data else None,
                     data["enc_hb"].astype(np.float32) if "enc_hb" in data else None,
+                    data["enc_sw"].astype(np.float32) if "enc_sw" in data else None,
                 )
                 if "enc_w" in data
                 else None
@@ -209,6 +228,7 @@ class Head:
                 float(t["emergency"]),
                 float(t["urgent"]),
                 float(t["second_kind"]),
+                float(t["check_mild"]) if t.get("check_mild") is not None else None,
             ),
             about=about,
         )
@@ -306,7 +326,7 @@ class CrisisModel:
     def decide(self, finding: Finding | None) -> CrisisMatch | None:
         """The model's own match for a finding: None below the check threshold."""
         t = self.head.thresholds
-        if finding is None or finding.crisis < t.check:
+        if finding is None or finding.crisis < t.check_for(finding.urgent):
             return None
         kind = finding.kind
         tier = (

@@ -4,6 +4,7 @@ read, the worker's budget, the trained head as shipped, and rules-only when it c
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import threading
 from pathlib import Path
@@ -93,6 +94,36 @@ def test_confident_and_urgent_is_the_emergency_reply_else_the_check() -> None:
     assert match.kinds == {CrisisKind.DANGER, CrisisKind.SELF_HARM}
     child = Finding(crisis=0.95, urgent=0.9, kinds={**kinds, "child": 0.9})
     assert model.decide(child).kind == CrisisKind.DANGER  # type: ignore[union-attr]
+
+
+def test_a_finding_read_as_not_urgent_has_a_check_threshold_of_its_own() -> None:
+    """Distress, indirect suicidal talk, stalking: said softly, so a check is asked at a
+    lower P(crisis) when the model reads the crisis as not urgent; an urgent-looking one
+    keeps the main check threshold."""
+    t = Thresholds(check=0.7, emergency=0.9, urgent=0.5, second_kind=0.3, check_mild=0.55)
+    head = word_head("knife")
+    model = CrisisModel(Head(head.encoder_view, head.char_view, head.buckets, t, head.about), None)
+    kinds = {k: 0.0 for k in KINDS}
+    soft = Finding(crisis=0.6, urgent=0.2, kinds={**kinds, "general": 0.9})
+    match = model.decide(soft)
+    assert match is not None and match.tier == UNCERTAIN
+    assert model.decide(dataclasses.replace(soft, crisis=0.5)) is None
+    assert model.decide(dataclasses.replace(soft, urgent=0.8)) is None  # urgent-looking: 0.7
+    same = dataclasses.replace(t, check_mild=None)
+    assert same.check_for(0.2) == same.check_for(0.8) == 0.7
+
+
+def test_a_skip_connection_adds_linear_heads_to_the_hidden_layers() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(4, 6)).astype(np.float32)
+    hidden_w = rng.normal(size=(5, 6)).astype(np.float32)
+    hidden_b = rng.normal(size=5).astype(np.float32)
+    out_w = rng.normal(size=(ROWS, 5)).astype(np.float32)
+    bias = rng.normal(size=ROWS).astype(np.float32)
+    skip = rng.normal(size=(ROWS, 6)).astype(np.float32)
+    plain = View(out_w, bias, hidden_w, hidden_b).logits(x)
+    with_skip = View(out_w, bias, hidden_w, hidden_b, skip).logits(x)
+    assert np.allclose(with_skip, plain + x @ skip.T, atol=1e-5)
 
 
 # Five words: enough for the model to send the emergency reply on its own (MIN_WORDS,
