@@ -118,9 +118,14 @@ async def remember(
     `quotes`: the worksheet whose answers it shows (deleting those deletes it too)."""
     if person is None or message is None:
         return
-    services.ledger.note(
-        person.person_id, message.message_id, int(message.date.timestamp()), quotes=quotes
-    )
+    _note(services, person, message.message_id, int(message.date.timestamp()), quotes)
+
+
+def _note(
+    services: Services, person: Person, message_id: int, date: int, quotes: str | None
+) -> None:
+    """The one place a sent message's id goes into the ledger (`remember`, `say_id`)."""
+    services.ledger.note(person.person_id, message_id, date, quotes=quotes)
 
 
 def hold_if_cover(context: Context, chat_id: int) -> None:
@@ -203,7 +208,7 @@ async def say_id(
         return message.message_id
     message_id, date = sent
     if person is not None:
-        context.services.ledger.note(person.person_id, message_id, date, quotes=quotes)
+        _note(context.services, person, message_id, date, quotes)
     return message_id
 
 
