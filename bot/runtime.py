@@ -45,6 +45,9 @@ if TYPE_CHECKING:  # aiohttp's server loads in webhook mode only: `_serve_webhoo
     from bot.transport.webhook import WebhookServer
 
 log = logging.getLogger(__name__)
+# How long a stop waits for a crisis model still loading (0.2-1.5 s as measured; past this
+# the stop goes on, the load's log line may then find its stream closed).
+MODEL_LOAD_WAIT = 5.0
 
 FLUSH_INTERVAL = 1.0  # seconds between batched writes of message ids (for /clear)
 PRUNE_EVERY = 60  # flushes between prunings of ids older than the delete window
@@ -295,6 +298,11 @@ class Runtime:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._warming
             self._warming = None
+        screen = services.crisis_model if services is not None else None
+        if screen is not None and screen.loading:
+            # Its worker logs when the load ends: a stop soon after the first poll must not
+            # close the process's log stream under it (a "Logging error" on the terminal).
+            await asyncio.to_thread(screen.wait_loaded, MODEL_LOAD_WAIT)
         if self._chart is not None:
             self._chart.close()
             self._chart = None

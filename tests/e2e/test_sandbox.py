@@ -147,3 +147,17 @@ def test_sandbox_as_a_tryout(tmp_path: Path) -> None:
         read_until(f"replying to #{menu_id}")
         sandbox.quit()
     assert "Traceback" not in "".join(seen)
+
+
+def test_sandbox_quit_at_once_while_the_crisis_model_loads(tmp_path: Path) -> None:
+    """The model loads in its worker after the first poll; a sandbox left straight away
+    stops while it may still be loading: its log line must not meet a closed log file."""
+    with Sandbox(tmp_path) as sandbox:
+        sandbox.read_until("Type /start to begin")
+        sandbox.quit()
+        assert sandbox.process.stdout is not None
+        rest = sandbox.process.stdout.read()
+    output = "".join(sandbox.seen) + rest
+    assert "Logging error" not in output
+    assert "Traceback" not in output
+    assert "crisis model" in (tmp_path / "sbx" / "sandbox.log").read_text(encoding="utf-8")

@@ -105,6 +105,11 @@ class ModelScreen:
         """The model could not load: every message is the rules' alone."""
         return self._loaded.is_set() and self.model is None
 
+    @property
+    def loading(self) -> bool:
+        """The worker has started and is loading the model now."""
+        return self._worker is not None and not self._loaded.is_set()
+
     def wait_loaded(self, timeout: float | None = None) -> bool:
         """Blocks (a thread, not the event loop) until loading is over: whether the model
         is there."""
