@@ -31,6 +31,7 @@ from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal
 from bot.storage.backend import Backend, Row, StorageError
 from bot.storage.engines import open_key_database
 from bot.storage.identity_cache import Known, RecentIdentities, new_row_id
+from bot.storage.key_batches import CHUNK, KeyBatches
 from bot.storage.key_layout import LAYOUT, adopt_reference_layout
 from bot.storage.key_rotation import (
     CURRENT,
@@ -55,21 +56,20 @@ _KEY_TABLES = ("identities", "row_versions", CURRENT, NEXT, "next_master", "meta
 # run with this layout: after that a half-finished /forget leaves a mark instead
 # (bot/storage/identities.py), and start-up reads nothing that grows with people.
 _SWEPT = "swept"
-_CHUNK = 500  # placeholders in one IN (...) query
+_CHUNK = CHUNK
 
 
 class WrongMasterKeyError(SteadyError):
     """The key store was created with a different master key."""
 
 
-class KeyStore(KeyRotation):
+class KeyStore(KeyBatches, KeyRotation):
     def __init__(self, db: Backend, master: MasterKey) -> None:
         self.db = db
         self._master = master
         self._table = CURRENT  # where this master key's wraps are
         self._ref_key = b""  # set at open, from the pseudonym key
-        # An HMAC already keyed with it: each reference copies it (OpenSSL's key set-up on
-        # every `hmac.new` was most of a reference's cost, and a batch takes hundreds).
+        # Keyed once, copied per reference: `hmac.new` set up OpenSSL's key on every call.
         self._ref_mac = hmac.new(b"", digestmod=hashlib.sha256)
         self._box_key = b""
         self._box_aead: AESGCM | None = None  # the box key's, made once
@@ -331,55 +331,19 @@ class KeyStore(KeyRotation):
                 chunk,
             )
             for row in rows:
-                try:
-                    row_id = self._remember(row)
-                except StorageError:
-                    log.warning("an identity in the key store does not open")
-                    continue  # that person is refused, not everyone in the batch
-                known = self.cache.get(row_id)
-                if known is not None:
-                    found[row_id] = known.owner
+                if (met := self._met(row)) is not None:
+                    found[met[0]] = met[1]
         return found
 
-    async def owners_and_keys(self, row_ids: list[str]) -> dict[str, tuple[str, bytes]]:
-        """row id -> (owner, data key) for many row ids: `owners` then `data_keys`, with the
-        identity and its wrapped key read together (one query a chunk: the daily-prompt
-        batch needs hundreds at once). A row id without either is left out, as there."""
-        found: dict[str, tuple[str, bytes]] = {}
-        elsewhere: dict[str, str] = {}  # row id -> owner whose key the join did not find
-        for start in range(0, len(row_ids), _CHUNK):
-            chunk = [self._ref(r) for r in row_ids[start : start + _CHUNK]]
-            marks = ",".join("?" * len(chunk))
-            rows = await self.db.fetch_all(
-                "SELECT i.handle, i.version, i.sealed, i.row_id AS row_ref,"  # noqa: S608 - constant table, placeholders
-                f" i.owner AS owner_ref, k.wrapped FROM identities AS i LEFT JOIN {self._table}"
-                f" AS k ON k.person_id = i.owner WHERE i.row_id IN ({marks})",
-                chunk,
-            )
-            for row in rows:
-                try:
-                    row_id = self._remember(row)
-                except StorageError:
-                    log.warning("an identity in the key store does not open")
-                    continue  # that person is refused, not everyone in the batch
-                known = self.cache.get(row_id)
-                if known is None:
-                    continue
-                owner = known.owner
-                # The key's label is the owner's reference; most people's owner is their
-                # row id, whose reference was just computed for the query.
-                label = str(row["row_ref"]) if owner == row_id else self._ref(owner)
-                wrapped = row["wrapped"]
-                if label != str(row["owner_ref"]):
-                    elsewhere[row_id] = owner  # the sealed owner wins, as in `data_keys`
-                elif wrapped is not None:
-                    found[row_id] = (owner, self._master.unwrap(bytes(wrapped), label))
-        if elsewhere:
-            keys = await self.data_keys(sorted(set(elsewhere.values())))
-            for row_id, owner in elsewhere.items():
-                if owner in keys:
-                    found[row_id] = (owner, keys[owner])
-        return found
+    def _met(self, row: Row) -> tuple[str, str] | None:
+        """(row id, owner) of an identity row, now in memory; None if it does not open."""
+        try:
+            row_id = self._remember(row)
+        except StorageError:
+            log.warning("an identity in the key store does not open")
+            return None  # that person is refused, not everyone in the batch
+        known = self.cache.get(row_id)
+        return None if known is None else (row_id, known.owner)
 
     def _remember(self, row: Row) -> str:
         """Open an identity row into memory; returns its row id."""
