@@ -19,7 +19,6 @@ if __name__ == "__main__":
     # on again for every command but serving, whose Runtime does so at its first poll.
     gc.disable()
 
-import argparse
 import asyncio
 import logging
 import os
@@ -27,8 +26,8 @@ import signal
 import sys
 import traceback
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from bot.command_line import parser
 from bot.config import (
     ConfigError,
     Settings,
@@ -46,6 +45,9 @@ from bot.matching.crisis import CrisisDetector
 from bot.storage.database import StorageError
 from bot.storage.keystore import KeyStore, RotationError, WrongMasterKeyError
 
+if TYPE_CHECKING:
+    import argparse
+
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_UNREACHABLE = 3
@@ -57,10 +59,17 @@ def main(argv: list[str] | None = None) -> int:
     # Everything the bot writes (databases, copies, key files, caches, by any library) is
     # for its owner alone, whatever the shell's umask.
     os.umask(0o077)
-    args = parser().parse_args(argv)
-    if args.command not in (None, "serve"):
-        gc.enable()  # off while the modules imported (above): only serving keeps it off
+    given = sys.argv[1:] if argv is None else argv
     try:
+        # Serving, the command every start waits on, needs no parsing: argparse and the
+        # grammar were a hundredth or two of the first poll (issue 25).
+        if given in ([], ["serve"]):
+            return _run(None)
+        from bot.command_line import parser  # noqa: PLC0415
+
+        args = parser().parse_args(given)
+        if args.command not in (None, "serve"):
+            gc.enable()  # off while the modules imported (above): only serving keeps it off
         return _run(args)
     except ContentError as exc:
         for problem in exc.problems:
@@ -114,7 +123,10 @@ def _log_traceback(exc: BaseException) -> None:
     log.debug("the failure's traceback:\n%s", text)
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: argparse.Namespace | None) -> int:
+    """The command `args` names; None: serving, read from the environment alone."""
+    if args is None:
+        return _serve_from_environment()
     if args.command == "content" and args.content_command == "compile":
         return _compile(args.cache_dir)
     if args.command == "content":
@@ -166,6 +178,13 @@ def _run(args: argparse.Namespace) -> int:
         return asyncio.run(_stats(settings, args.days))
     if args.command == "webhook":
         return asyncio.run(_webhook(settings, args.webhook_command))
+    return _serve_from_environment(settings)
+
+
+def _serve_from_environment(settings: Settings | None = None) -> int:
+    if settings is None:
+        settings = load_settings()
+        configure_logging(settings.log_level)
     if settings.token is None:
         raise ConfigError(
             "TELEGRAM_BOT_TOKEN is not set; to try the bot without one, run `python -m bot sandbox`"

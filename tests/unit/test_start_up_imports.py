@@ -53,3 +53,16 @@ def test_a_command_other_than_serving_turns_the_collector_on_again() -> None:
     run = [sys.executable, "-c", probe]
     out = subprocess.run(run, check=False, cwd=ROOT, capture_output=True, text=True)  # exit 1
     assert out.stderr.strip().splitlines()[-1] == "True"
+
+
+def test_serving_imports_neither_argparse_nor_photo_nor_metrics_libraries() -> None:
+    """What `python -m bot` (serving) has imported up to its first poll, told apart from
+    what only other commands, photos or the metrics page need."""
+    probe = (
+        "import sys, bot.__main__, bot.runtime, bot.app\n"
+        "print(sorted({'argparse', 'PIL', 'prometheus_client'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == "[]"
