@@ -16,10 +16,11 @@ calm (`SHED_BELOW`), rather than read late.
 Loading happens once per process, in the worker itself: the lifecycle starts it once the
 first getUpdates is on its way (bot/runtime.py), not before, because numpy, the encoder and
 the head were about half a second of the first poll (issue 25). A message that comes
-before the model is ready waits for it in the queue within its budget, as it would behind
-other messages, and past the budget is left to the rules. If the package or the head
-cannot load, one log line says so and the bot runs on the rules. No text is ever logged
-here, at any level.
+before the model is ready waits for the loading (at most LOAD_WAIT) and then has its whole
+budget: on a loaded machine the loading alone can take longer than the budget, and the
+first messages after a start would otherwise be left to the rules unread, the bot quietly
+doing less because the machine is slow. If the package or the head cannot load, one log
+line says so and the bot runs on the rules. No text is ever logged here, at any level.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ log = logging.getLogger(__name__)
 # load the reply follows well within this (docs/performance.md); past it the message is left
 # to the rules rather than answered late.
 BUDGET = 2.0
+# How long a message that came before the model was ready waits for its loading, before
+# its budget starts. Loading takes 0.5-2 s (docs/performance.md); this bounds a loader that
+# hangs, not a slow one.
+LOAD_WAIT = 60.0
 # While more than BACKLOG messages wait, those whose n-gram logit is below SHED_BELOW are
 # left to the rules unread (the n-gram view alone calls them calm by a wide margin).
 BACKLOG = 16
@@ -90,6 +95,8 @@ class ModelScreen:
         self._ready = threading.Condition()
         self._order = itertools.count()
         self._waiting: dict[Hashable, int] = {}  # per chat, its messages in the queue
+        # Messages waiting for the loading to end: woken on their own loops by the worker.
+        self._load_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._worker: threading.Thread | None = None
 
     def start(self) -> None:
@@ -128,6 +135,12 @@ class ModelScreen:
             except Exception as exc:  # shared_model logs its own; this is any other loader
                 log.warning("crisis model not loaded (%s)", type(exc).__name__)
             self._loaded.set()
+            with self._ready:
+                waiters, self._load_waiters = self._load_waiters, []
+            for loop, waiter in waiters:
+                # RuntimeError: that event loop has closed (the bot stopped).
+                with contextlib.suppress(RuntimeError):
+                    loop.call_soon_threadsafe(_wake, waiter)
         model = self.model
         while True:
             with self._ready:
@@ -158,14 +171,16 @@ class ModelScreen:
     ) -> CrisisMatch | None:
         """The model's match beside the rules' (see CrisisModel.assess), or None when it
         adds nothing, ran over its budget, or failed."""
+        if not self._loaded.is_set() and not await self._until_loaded():
+            self.skipped += 1
+            return None  # loading hangs: the rules alone
         model = self.model
-        if model is None and self._loaded.is_set():
+        if model is None:
             self.skipped += 1
             return None  # it could not load: the rules alone, at once
         loop = asyncio.get_running_loop()
         future: asyncio.Future[CrisisMatch | None] = loop.create_future()
-        # Before the model is ready every message is as worrying as the next: first come.
-        priority = -model.quick(text) if model is not None else 0.0
+        priority = -model.quick(text)
         deadline = time.monotonic() + self.budget
         with self._ready:
             turn = self._waiting.get(chat, 0)
@@ -182,6 +197,28 @@ class ModelScreen:
         except Exception as exc:
             log.warning("crisis model failed: %s", type(exc).__name__)
         return None
+
+    async def _until_loaded(self) -> bool:
+        """Waits (on the event loop, no thread held) until the loading is over, starting it
+        if need be; False if it is still going after LOAD_WAIT."""
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[None] = loop.create_future()
+        with self._ready:
+            if self._loaded.is_set():
+                return True
+            self._load_waiters.append((loop, waiter))
+        self.start()
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), LOAD_WAIT)
+        except TimeoutError:
+            log.warning("crisis model still loading after %.0f s; rules only meanwhile", LOAD_WAIT)
+            return False
+        return True
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _settle(

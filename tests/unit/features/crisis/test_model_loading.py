@@ -1,7 +1,8 @@
 """The crisis model loads in its worker after the first poll (issue 25): a message that
-comes first waits for it within its budget, one whose budget runs out is the rules', a
-model that cannot load leaves every message to the rules at once, and nothing the bot
-imports before its first poll brings in numpy or aiohttp."""
+comes first waits for the loading and then has its whole budget (a slow machine's loading
+does not leave the first messages to the rules unread), a model that cannot load leaves
+every message to the rules at once, and nothing the bot imports before its first poll
+brings in numpy or aiohttp."""
 
 from __future__ import annotations
 
@@ -51,7 +52,10 @@ async def test_a_message_before_the_model_is_ready_waits_for_it_within_its_budge
     assert await screen.loaded() and not screen.failed
 
 
-async def test_a_message_whose_budget_ends_while_the_model_loads_is_the_rules() -> None:
+async def test_a_loading_longer_than_the_budget_still_leaves_the_message_its_budget() -> None:
+    """On a loaded machine the loading can take longer than a message's budget: the first
+    messages after a start were then left to the rules unread (tests/e2e/test_crisis_model.py
+    failed that way under the full suite). The budget starts once the model is there."""
     release = threading.Event()
 
     def load() -> CrisisModel:
@@ -59,12 +63,12 @@ async def test_a_message_whose_budget_ends_while_the_model_loads_is_the_rules() 
         return knife_model()
 
     screen = ModelScreen(load=load, budget=0.05)
-    assert await screen.assess(KNIFE, None) is None  # the first message starts the loading
+    reading = asyncio.create_task(screen.assess(KNIFE, None))  # starts the loading
+    await asyncio.sleep(4 * screen.budget)  # the loading outlasts the budget several times over
+    assert not reading.done() and screen.loading
     release.set()
-    assert await screen.loaded()
-    screen.budget = 10.0
-    assert await screen.assess(KNIFE, None) is not None
-    assert screen.skipped == 1
+    assert await reading is not None  # read by the model once it came, not dropped
+    assert screen.skipped == 0
 
 
 async def test_a_model_that_cannot_load_leaves_every_message_to_the_rules_at_once() -> None:
