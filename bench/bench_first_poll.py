@@ -14,7 +14,10 @@ The data dir is new and empty for every run. `--cache` says where the content's 
 form (bot/content/compiled.py) is: `warm`, in a BOT_CACHE_DIR that one untimed run filled
 first (as an image built with `python -m bot content compile` has it); `cold`, in a new
 empty BOT_CACHE_DIR each run (content validated and compiled, then written); `none`, no
-BOT_CACHE_DIR (the cache goes in the new data dir: cold). Results in docs/performance.md.
+BOT_CACHE_DIR (the cache goes in the new data dir: cold). `--profile FILE`: one more run
+under cProfile (the loop's thread), stopped at its first getUpdates, written to FILE for
+`python -m pstats` (its stop is in it too, a few hundredths of a second). Results in
+docs/performance.md.
 """
 
 from __future__ import annotations
@@ -45,7 +48,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / _TICKS
 
 
-async def one_run(cache_dir: Path | None) -> tuple[float, float, float | None]:
+async def one_run(
+    cache_dir: Path | None, profile: Path | None = None
+) -> tuple[float, float, float | None]:
     """(wall seconds, child CPU seconds) to the first getUpdates, and wall seconds to the
     crisis model's being ready (None: it did not say so within the patience)."""
     emulator = BotApiEmulator()
@@ -63,8 +68,10 @@ async def one_run(cache_dir: Path | None) -> tuple[float, float, float | None]:
     if cache_dir is not None:
         env["BOT_CACHE_DIR"] = str(cache_dir)
     started = time.perf_counter()
+    profiling = ("-m", "cProfile", "-o", str(profile)) if profile else ()
     child = await asyncio.create_subprocess_exec(
         sys.executable,
+        *profiling,
         "-m",
         "bot",
         cwd=ROOT,
@@ -80,6 +87,8 @@ async def one_run(cache_dir: Path | None) -> tuple[float, float, float | None]:
             await asyncio.sleep(_WATCH)
         wall = time.perf_counter() - started
         cpu = cpu_seconds(child.pid)
+        if profile is not None:
+            return wall, cpu, None
         try:
             model = await asyncio.wait_for(ready, _PATIENCE)
         except TimeoutError:
@@ -122,6 +131,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.bench_first_poll")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--cache", choices=("warm", "cold", "none"), default="warm")
+    parser.add_argument("--profile", type=Path, default=None)
     args = parser.parse_args()
     shared = Path(tempfile.mkdtemp(prefix="steady-first-poll-cache-"))
     if args.cache == "warm":
@@ -139,6 +149,8 @@ def main() -> None:
     cpu = [spent for _, spent, _ in runs]
     model = [ready for _, _, ready in runs if ready is not None]
     imports = [import_seconds() for _ in range(args.runs)]
+    if args.profile is not None:
+        asyncio.run(one_run(cache_dir(), args.profile.resolve()))
     print(
         json.dumps(
             {

@@ -186,7 +186,8 @@ class Runtime:
     def _load_crisis_model(services: Services) -> None:
         # In the model's own worker, once the first getUpdates has gone out: numpy, the
         # encoder and the head were half a second of the first poll (issue 25). A message
-        # before it is ready waits for it within its budget (bot/features/crisis/screen.py).
+        # before it is ready waits for the loading, then has its whole budget
+        # (bot/features/crisis/screen.py).
         if services.crisis_model is not None:
             services.crisis_model.start()
 

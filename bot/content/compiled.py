@@ -13,6 +13,16 @@ The file holds content only (no person's data, no key): it lives in BOT_CACHE_DI
 the data dir's `cache/`, or wherever `python -m bot content compile` puts it at build time
 (the Docker image's, so that a first start with an empty data dir is quick too).
 
+Reading and hashing those inputs (about 600 files) was itself a few hundredths of a second
+of every start (issue 25). So a small stamp file beside the compiled form names it by what
+`os.stat` says of the same inputs (each file's size, modification and change times, inode
+and device) instead of their bytes: when every one of them is as it was, the digest it
+names is the one the bytes would give. Any write to a file moves its change time, which no
+program sets back; anything else that differs (a copy, an image pulled elsewhere) only
+means the bytes are read and hashed as before, and a new stamp written. A stamp is only
+written when no input changed in the last `SETTLE_SECONDS`, so that a file system whose
+times are coarse cannot hide an edit made in the same tick as the stamp.
+
 Loading it never stops the bot: a missing, stale, truncated, corrupt or foreign file is
 set aside and the content built and validated as before (and the file written again).
 Since a pickle can name code to run, the reader accepts only the content's own classes
@@ -31,6 +41,7 @@ import pickle
 import stat
 import sys
 import tempfile
+import time
 from importlib import metadata
 from pathlib import Path
 
@@ -42,6 +53,8 @@ log = logging.getLogger(__name__)
 FORMAT = 1
 PREFIX = "content-"
 SUFFIX = ".pickle"
+STAMP = "stamp-"  # then the stat digest; holds the content digest it stands for
+SETTLE_SECONDS = 2.0
 _PACKAGE = Path(__file__).resolve().parents[1]  # bot/, whose code builds the content
 _LIBRARIES = ("babel", "phonenumbers", "PyYAML")
 # Beside the content's classes (modules under these), the only globals a file may name.
@@ -79,18 +92,80 @@ def _add_tree(digest: hashlib._Hash, root: Path, suffix: str = "") -> None:
                 digest.update(data)
 
 
-def content_digest(root: Path) -> str:
-    """What the compiled form of the content at `root` is named by (see the module's doc)."""
-    digest = hashlib.sha256()
-    header = (
+def _header(root: Path) -> bytes:
+    return (
         f"steady-content {FORMAT}\0{sys.version}\0{sys.implementation.cache_tag}\0"
         f"{_library_versions()}\0{root.resolve()}\0"
-    )
-    digest.update(header.encode())
+    ).encode()
+
+
+def content_digest(root: Path) -> str:
+    """What the compiled form of the content at `root` is named by (see the module's doc)."""
+    digest = hashlib.sha256(_header(root))
     _add_tree(digest, root)
     digest.update(b"\0code\0")
     _add_tree(digest, _PACKAGE, ".py")
     return digest.hexdigest()
+
+
+def _stat_tree(digest: hashlib._Hash, root: Path, suffix: str = "") -> float:
+    """As `_add_tree`, with what `os.stat` says of each file instead of its bytes; the
+    newest modification or change time seen (seconds)."""
+    newest = 0.0
+    for folder, folders, files in sorted(os.walk(root)):
+        folders[:] = sorted(f for f in folders if f != "__pycache__")
+        digest.update(f"d {Path(folder).relative_to(root).as_posix()}\0".encode())
+        for name in sorted(files):
+            if name.endswith(suffix):
+                info = os.stat(os.path.join(folder, name))
+                digest.update(
+                    f"f {name} {info.st_size} {info.st_mtime_ns} {info.st_ctime_ns} "
+                    f"{info.st_ino} {info.st_dev}\0".encode()
+                )
+                newest = max(newest, info.st_mtime, info.st_ctime)
+    return newest
+
+
+def stat_digest(root: Path) -> tuple[str, bool]:
+    """What the stamp for the content at `root` is named by, and whether every input has
+    been left alone for `SETTLE_SECONDS` (only then is a stamp written)."""
+    digest = hashlib.sha256(_header(root))
+    newest = _stat_tree(digest, root)
+    digest.update(b"\0code\0")
+    newest = max(newest, _stat_tree(digest, _PACKAGE, ".py"))
+    return digest.hexdigest(), newest < time.time() - SETTLE_SECONDS
+
+
+def _stamped(stamp: Path) -> str | None:
+    """The content digest a stamp names, when it is there and only its owner wrote it."""
+    try:
+        with stamp.open("rb") as handle:
+            if not _trusted(os.fstat(handle.fileno())):
+                return None
+            named = handle.read(100).decode("ascii").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    hexdigits = set("0123456789abcdef")
+    return named if len(named) == 64 and set(named) <= hexdigits else None
+
+
+def _write_stamp(stamp: Path, digest: str, mode: int) -> None:
+    """Atomically, replacing the folder's other stamps; nothing but a log line on failure."""
+    try:
+        handle, temporary = tempfile.mkstemp(prefix=".stamp-", dir=stamp.parent)
+        try:
+            with os.fdopen(handle, "w", encoding="ascii") as out:
+                out.write(digest)
+            os.chmod(temporary, mode)
+            os.replace(temporary, stamp)
+        except BaseException:
+            Path(temporary).unlink(missing_ok=True)
+            raise
+        for old in stamp.parent.glob(f"{STAMP}*"):
+            if old != stamp:
+                old.unlink(missing_ok=True)
+    except OSError as exc:
+        log.info("content stamp not written (%s)", type(exc).__name__)
 
 
 def cache_file(cache_dir: Path, digest: str) -> Path:
@@ -178,13 +253,23 @@ def load_compiled(cache_dir: Path | None, root: Path | None = None) -> Content:
     root = root or content_dir()
     if cache_dir is None:
         return load_content(root)
-    file = cache_file(cache_dir, content_digest(root))
+    quick, settled = stat_digest(root)
+    stamp = cache_dir / f"{STAMP}{quick}"
+    named = _stamped(stamp)
+    if named is not None:
+        found = read_compiled(cache_file(cache_dir, named))
+        if found is not None:
+            return found
+    digest = content_digest(root)
+    file = cache_file(cache_dir, digest)
     found = read_compiled(file)
-    if found is not None:
-        return found
-    content = load_content(root)
-    write_compiled(content, file)
-    return content
+    if found is None:
+        found = load_content(root)
+        if not write_compiled(found, file):
+            return found
+    if settled:
+        _write_stamp(stamp, digest, 0o600)
+    return found
 
 
 def compile_into(cache_dir: Path, root: Path | None = None) -> Path | None:
@@ -194,5 +279,11 @@ def compile_into(cache_dir: Path, root: Path | None = None) -> Path | None:
     None when it could not be written; ContentError as `load_content`."""
     root = root or content_dir()
     content = load_content(root)
-    file = cache_file(cache_dir, content_digest(root))
-    return file if write_compiled(content, file, mode=0o644) else None
+    digest = content_digest(root)
+    file = cache_file(cache_dir, digest)
+    if not write_compiled(content, file, mode=0o644):
+        return None
+    quick, settled = stat_digest(root)
+    if settled:
+        _write_stamp(cache_dir / f"{STAMP}{quick}", digest, 0o644)
+    return file

@@ -29,13 +29,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from aiohttp import web
+from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from telegram import Update
 from telegram.ext import Application
 
 from bot.core.clock import Clock
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import update_id_of, update_kind
-from bot.transport.metrics import CONTENT_TYPE, Metrics
+from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 
 log = logging.getLogger(__name__)
@@ -121,7 +122,8 @@ class WebhookServer:
         given = request.headers.get("Authorization", "").encode()
         if self._metrics_token is None or not hmac.compare_digest(given, self._metrics_token):
             return web.Response(status=401, headers={"WWW-Authenticate": "Bearer"})
-        return web.Response(body=self._metrics.render(), headers={"Content-Type": CONTENT_TYPE})
+        page = self._metrics.render()
+        return web.Response(body=page, headers={"Content-Type": CONTENT_TYPE_LATEST})
 
     async def _update(self, request: web.Request) -> web.Response:
         started = time.perf_counter()

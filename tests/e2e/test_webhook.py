@@ -134,8 +134,8 @@ async def test_duplicates_change_nothing_but_crisis_replies_are_never_held_back(
     ids = [update_id for update_id, _, _ in pusher.log.posts]
     assert len(ids) == 2 * len(set(ids)) and all(s == 200 for _, _, s in pusher.log.posts)
     metrics = hooked.services.metrics
-    handled = metrics.updates.labels(outcome="handled")._value.get()
-    duplicate = metrics.updates.labels(outcome="duplicate")._value.get()
+    handled = metrics.updates.labels(outcome="handled").value
+    duplicate = metrics.updates.labels(outcome="duplicate").value
     assert handled == duplicate == len(set(ids))  # every second delivery did nothing...
     assert hooked.emu.stats["sendMessage"] == sent_once + 2  # ...but the crisis reply
     page = metrics.render().decode()

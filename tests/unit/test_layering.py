@@ -311,6 +311,13 @@ LAZY_ALLOWED = {
     ("bot.features.crisis.screen", "bot.matching.crisis_model"): (
         "the crisis model loads in its worker after the first poll"
     ),
+    # Pillow and prometheus-client were a few hundredths of a second of the first poll:
+    # Pillow is for photos in exports and records, the metrics' page for webhook mode.
+    ("bot.features.export.parts", "PIL"): "Pillow loads on the first photo",
+    ("bot.features.record.export", "PIL"): "likewise",
+    ("bot.transport.metrics", "prometheus_client"): "loads for the first /metrics page",
+    ("bot.transport.metrics", "prometheus_client.registry"): "likewise",
+    ("bot.transport.metrics", "prometheus_client.core"): "likewise",
     # aiohttp (its server and client) only where a port is served: webhook mode.
     ("bot.runtime", "bot.transport.webhook"): "aiohttp's server loads in webhook mode only",
 }

@@ -10,8 +10,6 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from PIL import Image
-
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -27,6 +25,8 @@ KEEP_AS_IS_BYTES = 1_000_000
 def scaled_image(data: bytes) -> bytes | None:
     """The image's bytes for an export: as they came when small, else a JPEG at most
     MAX_SIDE pixels a side. None when it is not an image Pillow can open safely."""
+    from PIL import Image  # noqa: PLC0415 - on the first export with a photo (issue 25)
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)

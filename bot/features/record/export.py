@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from typing import TYPE_CHECKING
 
-from PIL import Image
-
 from bot.content.texts import Tx
 from bot.features.export import pdf_text
 from bot.features.export import render as export
@@ -76,6 +74,8 @@ class RecordDocument:
 
 
 def _mime(data: bytes) -> str:
+    from PIL import Image  # noqa: PLC0415 - on the first record with a photo (issue 25)
+
     with Image.open(io.BytesIO(data)) as image:
         kind = (image.format or "png").lower()
     return f"image/{'jpeg' if kind == 'jpg' else kind}"
@@ -261,6 +261,8 @@ def build_pdf(doc: RecordDocument) -> bytes:
 
 
 def _image(pdf: FPDF, data: bytes) -> None:
+    from PIL import Image  # noqa: PLC0415 - on the first PDF with a photo (issue 25)
+
     with Image.open(io.BytesIO(data)) as image:
         width, height = image.size
     w = IMAGE_WIDTH

@@ -182,3 +182,85 @@ def test_content_compile_writes_a_file_the_bot_then_reads(
     assert file.stat().st_mode & 0o777 == 0o644  # the image builds it as root for its user
     _no_rebuild(monkeypatch)
     assert load_compiled(cache).detector.detect("i want to kill myself") is not None
+
+
+def _stamps(cache: Path) -> list[Path]:
+    return sorted(cache.glob(f"{compiled.STAMP}*"))
+
+
+@pytest.fixture
+def settled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Inputs count as left alone at once (the copy above was made a moment ago)."""
+    monkeypatch.setattr(compiled, "SETTLE_SECONDS", -1.0)
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_stamp_spares_reading_the_inputs_bytes(
+    content_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cache = tmp_path / "cache"
+    fresh = load_compiled(cache, content_copy)
+    (stamp,) = _stamps(cache)
+    assert stamp.read_text() == content_digest(content_copy)
+    assert stamp.stat().st_mode & 0o777 == 0o600
+
+    def refuse(_: Path) -> str:
+        raise AssertionError("the inputs' bytes were read")
+
+    monkeypatch.setattr(compiled, "content_digest", refuse)
+    _no_rebuild(monkeypatch)
+    _reads_the_same(load_compiled(cache, content_copy), fresh)
+
+
+@pytest.mark.usefixtures("settled")
+def test_an_edit_that_keeps_size_and_modification_time_is_still_seen(
+    content_copy: Path, tmp_path: Path
+) -> None:
+    cache = tmp_path / "cache"
+    load_compiled(cache, content_copy)
+    terms = content_copy / "crisis_terms.yaml"
+    text = terms.read_text(encoding="utf-8")
+    terms.write_text(text + "\n# a\n", encoding="utf-8")
+    load_compiled(cache, content_copy)  # built again, and stamped
+    before = terms.stat()
+    edited_digest = content_digest(content_copy)
+    # The same length again, and the modification time put back: only the change time
+    # (which no program can set back) tells.
+    terms.write_text(text + "\n# b\n", encoding="utf-8")
+    os.utime(terms, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert terms.stat().st_size == before.st_size and terms.stat().st_mtime_ns == before.st_mtime_ns
+    digest = content_digest(content_copy)
+    assert digest != edited_digest
+    load_compiled(cache, content_copy)
+    assert [f.name for f in cache.glob(f"{compiled.PREFIX}*")] == [cache_file(cache, digest).name]
+    (stamp,) = _stamps(cache)
+    assert stamp.read_text() == digest
+
+
+def test_no_stamp_while_an_input_was_just_changed(built: tuple[Path, Path, Content]) -> None:
+    _, cache, _ = built  # the content was copied a moment ago
+    assert _stamps(cache) == []
+
+
+@pytest.mark.usefixtures("settled")
+@pytest.mark.parametrize("names", ["0" * 64, "not a digest", ""])
+def test_a_stamp_naming_nothing_usable_falls_back_to_the_bytes(
+    content_copy: Path, tmp_path: Path, names: str
+) -> None:
+    cache = tmp_path / "cache"
+    fresh = load_compiled(cache, content_copy)
+    (stamp,) = _stamps(cache)
+    stamp.write_text(names)
+    _reads_the_same(load_compiled(cache, content_copy), fresh)
+    assert stamp.read_text() == content_digest(content_copy)  # written again
+
+
+@pytest.mark.usefixtures("settled")
+def test_a_stamp_others_may_write_is_not_followed(content_copy: Path, tmp_path: Path) -> None:
+    cache = tmp_path / "cache"
+    load_compiled(cache, content_copy)
+    (stamp,) = _stamps(cache)
+    stamp.chmod(0o622)
+    assert compiled._stamped(stamp) is None
+    stamp.chmod(0o600)
+    assert compiled._stamped(stamp) == content_digest(content_copy)
