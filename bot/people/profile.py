@@ -78,6 +78,9 @@ class Record:
     def from_stored(cls, stored: Mapping[str, Any]) -> Self:
         # Over the record's own few names, not the stored keys: a flat profile holds every
         # feature's fields at its top, and a check-in pass opens two records of thousands.
+        # A record as its owner wrote it holds its own names only: copied whole.
+        if _name_set(cls).issuperset(stored):
+            return cls.decode(dict(stored))
         return cls.decode({k: stored[k] for k in cls.field_names() if k in stored})
 
     # --- migration from the flat layout ----------------------------------------------
@@ -102,10 +105,20 @@ R = TypeVar("R", bound=Record)
 _NAMES: dict[type[Record], tuple[str, ...]] = {}
 
 
+_NAME_SETS: dict[type[Record], frozenset[str]] = {}
+
+
 def _field_names(kind: type[Record]) -> tuple[str, ...]:
     names = _NAMES.get(kind)
     if names is None:
         names = _NAMES[kind] = tuple(f.name for f in fields(cast(Any, kind)))
+    return names
+
+
+def _name_set(kind: type[Record]) -> frozenset[str]:
+    names = _NAME_SETS.get(kind)
+    if names is None:
+        names = _NAME_SETS[kind] = frozenset(kind.field_names())
     return names
 
 

@@ -155,10 +155,10 @@ class PeopleService:
 
     async def ciphers(self, person_ids: list[str]) -> dict[str, PersonCipher]:
         missing = [p for p in person_ids if p not in self._ciphers]
-        owners = {o: p for p, o in (await self.keys.owners(missing)).items()}
-        if owners:
-            for owner, key in (await self.keys.data_keys(list(owners))).items():
-                self._remember(owners[owner], PersonCipher(owner, key))
+        if missing:
+            # The identity and its key in one query (the check-in batch: hundreds at once).
+            for person_id, (owner, key) in (await self.keys.owners_and_keys(missing)).items():
+                self._remember(person_id, PersonCipher(owner, key))
         return {p: self._ciphers[p] for p in person_ids if p in self._ciphers}
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:

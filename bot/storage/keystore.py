@@ -31,6 +31,7 @@ from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal
 from bot.storage.backend import Backend, Row, StorageError
 from bot.storage.engines import open_key_database
 from bot.storage.identity_cache import Known, RecentIdentities, new_row_id
+from bot.storage.key_batches import CHUNK, KeyBatches
 from bot.storage.key_layout import LAYOUT, adopt_reference_layout
 from bot.storage.key_rotation import (
     CURRENT,
@@ -55,19 +56,21 @@ _KEY_TABLES = ("identities", "row_versions", CURRENT, NEXT, "next_master", "meta
 # run with this layout: after that a half-finished /forget leaves a mark instead
 # (bot/storage/identities.py), and start-up reads nothing that grows with people.
 _SWEPT = "swept"
-_CHUNK = 500  # placeholders in one IN (...) query
+_CHUNK = CHUNK
 
 
 class WrongMasterKeyError(SteadyError):
     """The key store was created with a different master key."""
 
 
-class KeyStore(KeyRotation):
+class KeyStore(KeyBatches, KeyRotation):
     def __init__(self, db: Backend, master: MasterKey) -> None:
         self.db = db
         self._master = master
         self._table = CURRENT  # where this master key's wraps are
         self._ref_key = b""  # set at open, from the pseudonym key
+        # Keyed once, copied per reference: `hmac.new` set up OpenSSL's key on every call.
+        self._ref_mac = hmac.new(b"", digestmod=hashlib.sha256)
         self._box_key = b""
         self._box_aead: AESGCM | None = None  # the box key's, made once
         # The people met lately: a Telegram user's row id is needed synchronously (the
@@ -125,13 +128,16 @@ class KeyStore(KeyRotation):
     async def _derive_reference_keys(self) -> None:
         pseudo = await self.pseudonym_key()
         self._ref_key = hmac.new(pseudo, _REF_LABEL, hashlib.sha256).digest()
+        self._ref_mac = hmac.new(self._ref_key, digestmod=hashlib.sha256)
         self._box_key = hmac.new(pseudo, _BOX_LABEL, hashlib.sha256).digest()
         self._box_aead = AESGCM(self._box_key)
 
     def _ref(self, value: str) -> str:
         """What is stored in place of a row id or an owner: equal values, equal references,
         and nobody without the master key can compute one from a backup's row id."""
-        return hmac.new(self._ref_key, value.encode(), hashlib.sha256).hexdigest()[:_REF_HEX]
+        mac = self._ref_mac.copy()
+        mac.update(value.encode())
+        return mac.hexdigest()[:_REF_HEX]
 
     def _slot_ref(self, row_id: str, slot: str) -> str:
         # Slots name data-database ids (entry ids, message ids): referenced with the row id.
@@ -325,15 +331,19 @@ class KeyStore(KeyRotation):
                 chunk,
             )
             for row in rows:
-                try:
-                    row_id = self._remember(row)
-                except StorageError:
-                    log.warning("an identity in the key store does not open")
-                    continue  # that person is refused, not everyone in the batch
-                known = self.cache.get(row_id)
-                if known is not None:
-                    found[row_id] = known.owner
+                if (met := self._met(row)) is not None:
+                    found[met[0]] = met[1]
         return found
+
+    def _met(self, row: Row) -> tuple[str, str] | None:
+        """(row id, owner) of an identity row, now in memory; None if it does not open."""
+        try:
+            row_id = self._remember(row)
+        except StorageError:
+            log.warning("an identity in the key store does not open")
+            return None  # that person is refused, not everyone in the batch
+        known = self.cache.get(row_id)
+        return None if known is None else (row_id, known.owner)
 
     def _remember(self, row: Row) -> str:
         """Open an identity row into memory; returns its row id."""

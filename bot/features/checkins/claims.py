@@ -204,12 +204,13 @@ class Claimer:
             log.warning("daily: unreadable person row, prompts stop: %s", type(exc).__name__)
             return stop
         schedule = schedule_of(profile)
+        prefs = profile.part(CheckinPrefs)
         action = decide(
             scheduled=schedule is not None,
             due=due,
             now=now,
             local_date=row.next_due_date,
-            skip_date=profile.part(CheckinPrefs).skip_date,
+            skip_date=prefs.skip_date,
             existing=existing,
             grace=self._grace,
         )

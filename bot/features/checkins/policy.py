@@ -83,19 +83,12 @@ def schedule_of(profile: Profile) -> DailySchedule | None:
     """The person's schedule, or None when they get no prompts (off, paused, not set up).
     Nothing before onboarding ends: the safety question (discreet, neutral, silent) comes
     after the time, and someone who stopped there must not get a ringing, plain prompt."""
-    if (
-        not profile.part(CheckinPrefs).daily_enabled
-        or profile.part(CheckinPrefs).paused
-        or not profile.onboarded
-    ):
+    prefs = profile.part(CheckinPrefs)
+    if not prefs.daily_enabled or prefs.paused or not profile.onboarded:
         return None
-    if profile.part(CheckinPrefs).daily_time is None or profile.timezone is None:
+    if prefs.daily_time is None or profile.timezone is None:
         return None
-    return _schedule(
-        profile.part(CheckinPrefs).daily_time,
-        profile.timezone,
-        tuple(profile.part(CheckinPrefs).daily_days),
-    )
+    return _schedule(prefs.daily_time, profile.timezone, tuple(prefs.daily_days))
 
 
 def local_today(profile: Profile, now: dt.datetime) -> dt.date:

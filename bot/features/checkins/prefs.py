@@ -29,7 +29,7 @@ class CheckinPrefs(Record):
     @classmethod
     def decode(cls, values: dict[str, Any]) -> CheckinPrefs:
         if "daily_days" in values:  # JSON has no tuples
-            values["daily_days"] = tuple(int(d) for d in values["daily_days"])
+            values["daily_days"] = tuple(map(int, values["daily_days"]))
         return super().decode(values)
 
 
