@@ -26,7 +26,13 @@ async def test_a_crisis_the_rules_miss_gets_an_answer(model_bot: BotUnderTest) -
     assert bot.services.content.detector.detect(MODEL_ONLY) is None  # no rule holds it
     await bot.onboard(country="ES")
     await bot.send(MODEL_ONLY)
-    reply = await bot.next(predicate=answered)  # the check, or the emergency reply
+    screen = bot.services.crisis_model
+    assert screen is not None
+    try:
+        reply = await bot.next(predicate=answered)  # the check, or the emergency reply
+    except TimeoutError as exc:
+        # Twice under the full suite no reply came in 60 s; the model's state says where.
+        raise TimeoutError(f"{exc}\ncrisis model: {screen.state()}") from None
     assert "112" in (reply.text or "") or CHECK in (reply.text or "")
     assert MODEL_ONLY not in (reply.text or "")  # never echo what the person wrote
 

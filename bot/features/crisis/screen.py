@@ -91,6 +91,8 @@ class ModelScreen:
         if model is not None or load is None:
             self._loaded.set()
         self.skipped = 0  # messages left to the rules: over budget, shed, or the model failed
+        self.read = 0  # messages the model read
+        self._reading_since: float | None = None  # when the message in hand was taken up
         self._queue: list[_Job] = []
         self._ready = threading.Condition()
         self._order = itertools.count()
@@ -106,6 +108,19 @@ class ModelScreen:
                 return
             self._worker = threading.Thread(target=self._work, name="crisis-model", daemon=True)
         self._worker.start()
+
+    def state(self) -> str:
+        """Counts only, never a message's words: for a test's failure report, when a reply
+        that should have come did not."""
+        since = self._reading_since
+        worker = self._worker
+        return (
+            f"model {'loaded' if self.model is not None else 'absent'}, loading over "
+            f"{self._loaded.is_set()}, worker alive {worker is not None and worker.is_alive()}, "
+            f"{len(self._queue)} waiting, {self.read} read, {self.skipped} skipped, "
+            f"budget {self.budget:.1f} s, reading for "
+            f"{'-' if since is None else f'{time.monotonic() - since:.1f} s'}"
+        )
 
     @property
     def failed(self) -> bool:
@@ -156,10 +171,14 @@ class ModelScreen:
             late = time.monotonic() > job.deadline
             shed = backlog > BACKLOG and -job.priority < SHED_BELOW
             if model is not None and not late and not shed:
+                self._reading_since = time.monotonic()
                 try:
                     result = model.assess(job.text, job.rules)
                 except Exception as exc:  # reported on the loop, as a type name
                     error = exc
+                finally:
+                    self._reading_since = None
+                    self.read += 1
             if model is None or late or shed or error is not None:
                 self.skipped += 1
             # RuntimeError: that event loop has closed (the bot stopped); nobody waits for it.
