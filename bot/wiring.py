@@ -256,6 +256,8 @@ def wire_processor(
             look(update, app)
 
         processor.early_look = early_look
+        if services.crisis_model is not None:
+            processor.model_worry = services.crisis_model.worrying
     if panic is not None:
 
         async def early_panic(update: Update) -> bool:

@@ -195,6 +195,12 @@ class MainBot(ExtBot[Any]):
                 if update is None:
                     continue
                 processor.screen(update)
+            elif processor.worrying(update_id):
+                update = self.parse(raw)
+                if update is None:
+                    processor.forget_worry(update_id)
+                    continue
+                processor.look_now(update)
             elif update_id is None:
                 self.parse(raw)  # logged and counted as skipped
                 continue

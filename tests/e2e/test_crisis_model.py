@@ -9,8 +9,9 @@ import logging
 import pytest
 
 from bench.bench_crisis import MODEL_ONLY
+from bot.emulator import SentMessage
 from bot.features.crisis import screen as crisis_screen
-from tests.helpers.bot import BotUnderTest, make_settings
+from tests.helpers.bot import USER, BotUnderTest, make_settings
 from tests.helpers.worksheets import answer, begin, has_button, labels, saved_answers, sheet
 
 CHECK = "Are you safe right now?"
@@ -35,6 +36,35 @@ async def test_a_crisis_the_rules_miss_gets_an_answer(model_bot: BotUnderTest) -
         raise TimeoutError(f"{exc}\ncrisis model: {screen.state()}") from None
     assert "112" in (reply.text or "") or CHECK in (reply.text or "")
     assert MODEL_ONLY not in (reply.text or "")  # never echo what the person wrote
+
+
+async def test_a_crisis_only_the_model_holds_is_read_ahead_of_a_fetched_backlog(
+    model_bot: BotUnderTest,
+) -> None:
+    """Under a backlog the model's reading of a worrying message starts when it is fetched,
+    not when its turn comes: at 200 updates/s a crisis only the model holds waited behind
+    1,419 ordinary updates and its budget ran out (118 of 199 missed, docs/performance.md)."""
+    bot = model_bot
+    chats = [USER + 100 + i for i in range(8)]
+    each = 40
+    replies: list[tuple[int, str]] = []
+
+    def on_event(message: SentMessage, event: str) -> None:
+        if event == "sent":
+            replies.append((message.chat_id, message.text or ""))
+
+    bot.emu.add_listener(on_event)
+    for chat in chats:
+        for i in range(each):
+            await bot.send(f"note {i}: a quiet day, nothing much", user=chat)
+    crisis_chat = chats[0]
+    await bot.send(MODEL_ONLY, user=crisis_chat)  # last, behind its own chat's 40
+    await bot.next(crisis_chat, predicate=answered, timeout=120)
+    await bot.settle(timeout=300)
+    own = [text for chat, text in replies if chat == crisis_chat]
+    at = next(i for i, text in enumerate(own) if CHECK in text or "112" in text or "911" in text)
+    # Its answer went out ahead of its own chat's backlog (handled one at a time, in order).
+    assert at < each // 2, (at, len(own))
 
 
 async def test_a_number_a_time_or_a_greeting_is_not_read_by_the_model(

@@ -111,8 +111,8 @@ def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -
     services = Context.from_update(update, application).services
     screen = services.crisis_model
     message = update.effective_message
-    if screen is None or message is None:
-        return
+    if screen is None or message is None or update.update_id in looks:
+        return  # started when it was fetched (a worrying message), or nothing to read
     text = message.text or message.caption or ""
     if text.startswith("/") or not reads(text):
         return
