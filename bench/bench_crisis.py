@@ -48,6 +48,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from bench.harness import GcTime
 from bot.config import Settings
 from bot.content.loader import load_content
 from bot.core.clock import system_clock
@@ -222,23 +223,6 @@ def _thread_cpu() -> str:
     return ",".join(parts)
 
 
-class _GcTime:
-    """The time the collector held the process (the gc module's callbacks, all
-    generations): a cost of every update that no profile of functions shows."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.collections = 0
-        self._began = 0.0
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._began = time.perf_counter()
-        else:
-            self.seconds += time.perf_counter() - self._began
-            self.collections += 1
-
-
 def _code() -> str:
     try:
         out = subprocess.run(
@@ -303,7 +287,7 @@ async def bench_latency(
         profiler = cProfile.Profile(time.thread_time) if profile else None
         cpu_before = time.process_time()
         peak = [0]
-        gc_time = _GcTime()
+        gc_time = GcTime(time.perf_counter)
         gc.callbacks.append(gc_time)
         sampler = asyncio.create_task(_sample_backlog(runtime, peak))
         if profiler is not None:

@@ -41,6 +41,7 @@ from bench.harness import (
     ROOT,
     TOKEN,
     EmulatorProcess,
+    GcTime,
     dispatcher_of,
     write_profile,
 )
@@ -75,22 +76,6 @@ ZONES = (
     ("Asia/Tokyo", "16:30"),
     ("Africa/Lagos", "08:30"),
 )
-
-
-class GcTime:
-    """Time the collector ran (gc's callbacks, every generation), on the thread's clock."""
-
-    def __init__(self) -> None:
-        self.seconds = 0.0
-        self.collections = 0
-        self._began = 0.0
-
-    def __call__(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._began = time.thread_time()
-        else:
-            self.seconds += time.thread_time() - self._began
-            self.collections += 1
 
 
 def rss_mb() -> float:

@@ -20,6 +20,7 @@ import subprocess
 import sys
 import time
 from collections import deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +32,25 @@ from bot.runtime import Runtime
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"
 FIRST_USER = 10_000_000  # bench_daily's people; bench_scale seeds from 50,000
+
+
+class GcTime:
+    """Time the collector ran (the gc module's callbacks, every generation), on `clock`
+    (the thread's CPU clock for a profile of one thread, wall time for a whole process):
+    a cost of every update that no profile of functions shows."""
+
+    def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
+        self.seconds = 0.0
+        self.collections = 0
+        self._clock = clock
+        self._began = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = self._clock()
+        else:
+            self.seconds += self._clock() - self._began
+            self.collections += 1
 
 
 class Seen:

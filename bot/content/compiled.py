@@ -149,21 +149,28 @@ def _stamped(stamp: Path) -> str | None:
     return named if len(named) == 64 and set(named) <= hexdigits else None
 
 
+def _replace(file: Path, data: bytes, mode: int, others: str) -> None:
+    """Write `file` atomically (a reader sees the old file or the whole new one), then
+    remove the folder's other files matching `others`, which no start will ask for again.
+    Raises OSError."""
+    handle, temporary = tempfile.mkstemp(prefix=".new-", dir=file.parent)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+        os.chmod(temporary, mode)
+        os.replace(temporary, file)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    for old in file.parent.glob(others):
+        if old != file:
+            old.unlink(missing_ok=True)
+
+
 def _write_stamp(stamp: Path, digest: str, mode: int) -> None:
     """Atomically, replacing the folder's other stamps; nothing but a log line on failure."""
     try:
-        handle, temporary = tempfile.mkstemp(prefix=".stamp-", dir=stamp.parent)
-        try:
-            with os.fdopen(handle, "w", encoding="ascii") as out:
-                out.write(digest)
-            os.chmod(temporary, mode)
-            os.replace(temporary, stamp)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        for old in stamp.parent.glob(f"{STAMP}*"):
-            if old != stamp:
-                old.unlink(missing_ok=True)
+        _replace(stamp, digest.encode("ascii"), mode, f"{STAMP}*")
     except OSError as exc:
         log.info("content stamp not written (%s)", type(exc).__name__)
 
@@ -228,18 +235,7 @@ def write_compiled(content: Content, file: Path, *, mode: int = 0o600) -> bool:
     try:
         file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         data = pickle.dumps(content, protocol=pickle.HIGHEST_PROTOCOL)
-        handle, temporary = tempfile.mkstemp(prefix=".content-", dir=file.parent)
-        try:
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.chmod(temporary, mode)
-            os.replace(temporary, file)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        for old in file.parent.glob(f"{PREFIX}*{SUFFIX}"):
-            if old != file:
-                old.unlink(missing_ok=True)
+        _replace(file, data, mode, f"{PREFIX}*{SUFFIX}")
     except OSError as exc:
         log.warning("compiled content not written (%s)", type(exc).__name__)
         return False

@@ -158,7 +158,7 @@ def test_written_files_are_private_unless_asked(built: tuple[Path, Path, Content
     assert file.stat().st_mode & 0o777 == 0o600
     assert compiled.write_compiled(content, file, mode=0o644)
     assert file.stat().st_mode & 0o777 == 0o644
-    assert not [f for f in os.listdir(cache) if f.startswith(".content-")]  # no leftovers
+    assert not [f for f in os.listdir(cache) if f.startswith(".new-")]  # no leftovers
 
 
 def test_cache_dir_setting(tmp_path: Path) -> None:
