@@ -337,11 +337,12 @@ async def bench_latency(
         f" load={load_before:.1f}-{os.getloadavg()[0]:.1f}"
         f" ordinary={ordinary_sent} urgent={crisis_count}"
         f" unfetched_at_end={backlog} peak_waiting={peak[0]} shed={shed}"
-        f" model_skipped={model_skipped}"
+        f" model_skipped={model_skipped} answered={len(latencies)}"
         f" p50={p50:.1f}ms p99={p99:.1f}ms max={latencies[-1] * 1000:.1f}ms"
         f" cpu_in_window={cpu_window:.1f}s cpu_until_idle={cpu:.1f}s"
         f" cpu_per_update={cpu / max(updates, 1) * 1000:.2f}ms rss={rss:.0f}MB"
         f" gc={gc_time.seconds:.2f}s/{gc_time.collections}"
+        f" gc_longest={gc_time.longest * 1000:.1f}ms/gen{gc_time.longest_generation}"
         f" threads={threads}"
     )
 

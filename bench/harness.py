@@ -42,6 +42,8 @@ class GcTime:
     def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
         self.seconds = 0.0
         self.collections = 0
+        self.longest = 0.0  # one collection's pause: a crisis reply's tail waits it out
+        self.longest_generation = -1
         self._clock = clock
         self._began = 0.0
 
@@ -49,8 +51,11 @@ class GcTime:
         if phase == "start":
             self._began = self._clock()
         else:
-            self.seconds += self._clock() - self._began
+            pause = self._clock() - self._began
+            self.seconds += pause
             self.collections += 1
+            if pause > self.longest:
+                self.longest, self.longest_generation = pause, info.get("generation", -1)
 
 
 class Seen:
