@@ -229,6 +229,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         """Start the model's reading of an update as it is fetched (once: the look in the
         chat's order finds it started)."""
         self._worrying.discard(update.update_id)
+        self._start_look(update)
+
+    def _start_look(self, update: Update) -> None:
+        """The model's reading of this update, started (a no-op once it has been)."""
         if self.early_look is None:
             return
         try:
@@ -434,13 +438,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             else:
                 self.screen(update)  # a no-op when it was screened when fetched
             early = await self.settle_early(update.update_id)
-            if self.early_look is not None and not early.panic:
+            if not early.panic:
                 # After the rules' reply (sent, or none), before the chat's turn: the model
                 # reads while the message waits, and never delays the rules.
-                try:
-                    self.early_look(update)
-                except Exception as exc:  # the rules still answer
-                    log.warning("crisis model not started: %s", type(exc).__name__)
+                self._start_look(update)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
