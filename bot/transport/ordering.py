@@ -161,11 +161,12 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # Set the same way: starts the crisis model's reading of a message (in its worker, off
         # the event loop) before the message waits for anything; its reply follows the rules'.
         self.early_look: Callable[[Update], None] | None = None
-        # Whether the crisis model's cheap view finds a text worrying: such a message has
-        # the model's reading started when it is fetched, not when its turn comes, so an
-        # ordinary backlog cannot outlast its budget (issue 22: at 200 updates/s the model
-        # missed 118 of 199 crises only it holds, waiting behind 1,419 ordinary updates).
-        self.model_worry: Callable[[str], bool] | None = None
+        # Whether the crisis model's cheap view finds a fetched update's text (by its id)
+        # worrying: such a message has the model's reading started when it is fetched, not
+        # when its turn comes, so an ordinary backlog cannot outlast its budget (issue 22: at
+        # 200 updates/s the model missed 118 of 199 crises only it holds, waiting behind
+        # 1,419 ordinary updates). What the view found is kept for that reading, by the id.
+        self.model_worry: Callable[[int, str], bool] | None = None
         # Set the same way: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
         # Set the same way: whether this sender's text may be their panic or return word
@@ -221,7 +222,7 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             return Seen.ORDINARY
         self._ordinary.add(update_id)
         worry = self.model_worry
-        if found is not None and worry is not None and worry(found[2]):
+        if found is not None and worry is not None and worry(update_id, found[2]):
             return Seen.WORRYING
         return Seen.ORDINARY
 
