@@ -227,12 +227,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         return Seen.ORDINARY
 
     def look_now(self, update: Update) -> None:
-        """Start the model's reading of an update as it is fetched (once: the look in the
-        chat's order finds it started)."""
-        self._start_look(update)
-
-    def _start_look(self, update: Update) -> None:
-        """The model's reading of this update, started (a no-op once it has been)."""
+        """Start the model's reading of an update before it waits: as it is fetched (a
+        worrying one), or before its chat's turn (`_process`). Once: a second call finds
+        it started."""
         if self.early_look is None:
             return
         try:
@@ -441,7 +438,7 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             if not early.panic:
                 # After the rules' reply (sent, or none), before the chat's turn: the model
                 # reads while the message waits, and never delays the rules.
-                self._start_look(update)
+                self.look_now(update)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without
