@@ -244,6 +244,7 @@ def wire_processor(
     """The early hooks the features registered, bound to this application."""
     hooks = hub.early
     crisis, look, panic, might_panic = hooks.crisis, hooks.look, hooks.panic, hooks.might_panic
+    worry = hooks.worry
     if crisis is not None:
 
         async def early_reply(update: Update, match: CrisisMatch | None, send: bool) -> None:
@@ -256,8 +257,8 @@ def wire_processor(
             look(update, app)
 
         processor.early_look = early_look
-        if services.crisis_model is not None:
-            processor.model_worry = services.crisis_model.worrying
+        if worry is not None and services.crisis_model is not None:
+            processor.model_worry = functools.partial(worry, services)
     if panic is not None:
 
         async def early_panic(update: Update) -> bool:

@@ -52,6 +52,9 @@ Handler = BaseHandler[Update, Context, Any]
 EarlyCrisis = Callable[[Update, AnyApplication, "CrisisMatch | None", bool], Awaitable[None]]
 # ... the learned crisis model's reading, started off the loop (its reply follows the rules') ...
 EarlyLook = Callable[[Update, AnyApplication], None]
+# ... whether the model's cheap view finds a fetched update's text (by its id) worrying:
+# then its reading starts at once, ahead of the ordinary backlog ...
+ModelWorry = Callable[[Services, int, str], bool]
 # ... the panic word's wipe and decoy (True if it was one) ...
 EarlyPanic = Callable[[Update, AnyApplication], Awaitable[bool]]
 # ... and, from memory only, whether a sender's text may be their panic or return word.
@@ -87,6 +90,7 @@ class EarlyHooks:
 
     crisis: EarlyCrisis | None = None
     look: EarlyLook | None = None
+    worry: ModelWorry | None = None
     panic: EarlyPanic | None = None
     might_panic: MightPanic | None = None
 
@@ -182,10 +186,10 @@ class Hub:
             raise ValueError("early crisis hook set twice")
         self.early.crisis = hook
 
-    def on_early_look(self, hook: EarlyLook) -> None:
+    def on_early_look(self, hook: EarlyLook, worry: ModelWorry) -> None:
         if self.early.look is not None:
             raise ValueError("early look hook set twice")
-        self.early.look = hook
+        self.early.look, self.early.worry = hook, worry
 
     def on_early_panic(self, hook: EarlyPanic, might_panic: MightPanic) -> None:
         if self.early.panic is not None:

@@ -37,7 +37,7 @@ from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest
 
-from bot.transport.ordering import CrisisFirstUpdateProcessor
+from bot.transport.ordering import CrisisFirstUpdateProcessor, Seen
 
 log = logging.getLogger(__name__)
 
@@ -176,31 +176,29 @@ class MainBot(ExtBot[Any]):
 
     def _take(self, batch: list[Any], processor: CrisisFirstUpdateProcessor) -> None:
         """Screen each update, in order; parse those that may be urgent and start their
-        early path (their tasks exist before any ordinary update of the batch is even
-        parsed, so they run first); hand every one to the processor's admission. No yield
-        and no parse of ordinary updates here: under overload this turn of the loop must
-        stay short, and the next poll must not wait for handling."""
+        early path, and those the crisis model finds worrying and start its reading (their
+        tasks exist before any ordinary update of the batch is even parsed, so they run
+        first); hand every one to the processor's admission. No yield and no parse of
+        ordinary updates here: under overload this turn of the loop must stay short, and the
+        next poll must not wait for handling."""
         for raw in batch:
             update_id = update_id_of(raw)
             if update_id is not None:
                 self._skip_below = max(self._skip_below, update_id + 1)
             try:
-                urgent = processor.screen_raw(raw)
+                seen = processor.screen_raw(raw)
             except Exception as exc:  # the screen must never drop an update
                 log.warning("update not screened: %s", type(exc).__name__)
-                urgent = False
+                seen = Seen.ORDINARY
             update = None
-            if urgent:
+            if seen is not Seen.ORDINARY:
                 update = self.parse(raw)
                 if update is None:
                     continue
-                processor.screen(update)
-            elif processor.worrying(update_id):
-                update = self.parse(raw)
-                if update is None:
-                    processor.forget_worry(update_id)
-                    continue
-                processor.look_now(update)
+                if seen is Seen.URGENT:
+                    processor.screen(update)
+                else:
+                    processor.look_now(update)
             elif update_id is None:
                 self.parse(raw)  # logged and counted as skipped
                 continue

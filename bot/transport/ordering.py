@@ -44,6 +44,7 @@ from collections import deque
 from collections.abc import Awaitable, Callable, Hashable
 from contextlib import AbstractAsyncContextManager, nullcontext
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from telegram import Update
@@ -119,6 +120,14 @@ def private_text(update: object) -> tuple[int, int, str] | None:
     return chat.id, user.id if user is not None else 0, text
 
 
+class Seen(Enum):
+    """What `screen_raw` found in a fetched update: what to start before it waits."""
+
+    ORDINARY = "ordinary"  # nothing: admitted raw, parsed when its slot frees
+    WORRYING = "worrying"  # the crisis model's reading: parse it and `look_now`
+    URGENT = "urgent"  # it may be urgent: parse it and `screen` it
+
+
 @dataclass(frozen=True, slots=True)
 class Early:
     panic: bool  # a panic or return word, done
@@ -152,12 +161,12 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         # Set the same way: starts the crisis model's reading of a message (in its worker, off
         # the event loop) before the message waits for anything; its reply follows the rules'.
         self.early_look: Callable[[Update], None] | None = None
-        # Whether the crisis model's cheap view finds a text worrying: such a message has
-        # the model's reading started when it is fetched, not when its turn comes, so an
-        # ordinary backlog cannot outlast its budget (issue 22: at 200 updates/s the model
-        # missed 118 of 199 crises only it holds, waiting behind 1,419 ordinary updates).
-        self.model_worry: Callable[[str], bool] | None = None
-        self._worrying: set[int] = set()  # update ids whose reading starts when fetched
+        # Whether the crisis model's cheap view finds a fetched update's text (by its id)
+        # worrying: such a message has the model's reading started when it is fetched, not
+        # when its turn comes, so an ordinary backlog cannot outlast its budget (issue 22: at
+        # 200 updates/s the model missed 118 of 199 crises only it holds, waiting behind
+        # 1,419 ordinary updates). What the view found is kept for that reading, by the id.
+        self.model_worry: Callable[[int, str], bool] | None = None
         # Set the same way: the panic word's wipe and decoy, from memory; True if it was one.
         self.early_panic: Callable[[Update], Awaitable[bool]] | None = None
         # Set the same way: whether this sender's text may be their panic or return word
@@ -202,33 +211,25 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                 self._screen.note(update_id, found if isinstance(found, CrisisMatch) else None)
         return found is not None
 
-    def screen_raw(self, raw: object) -> bool:
-        """Whether a raw update may be urgent (then parse it and `screen` it at once). An
-        update found ordinary here is not screened again when its turn comes."""
+    def screen_raw(self, raw: object) -> Seen:
+        """What a raw update needs started now (see `Seen`). An update not found urgent
+        here is not screened again when its turn comes."""
         found = raw_private_text(raw)
         update_id = raw.get("update_id") if isinstance(raw, dict) else None
         if found is not None and self._candidate(update_id, found[1], found[2]):
-            return True
-        if isinstance(update_id, int):
-            self._ordinary.add(update_id)
-            worry = self.model_worry
-            if found is not None and worry is not None and worry(found[2]):
-                self._worrying.add(update_id)
-        return False
-
-    def worrying(self, update_id: object) -> bool:
-        """Whether `screen_raw` asked for this update's model reading to start at once
-        (then parse it and `look_now`)."""
-        return isinstance(update_id, int) and update_id in self._worrying
-
-    def forget_worry(self, update_id: object) -> None:
-        if isinstance(update_id, int):
-            self._worrying.discard(update_id)
+            return Seen.URGENT
+        if not isinstance(update_id, int):
+            return Seen.ORDINARY
+        self._ordinary.add(update_id)
+        worry = self.model_worry
+        if found is not None and worry is not None and worry(update_id, found[2]):
+            return Seen.WORRYING
+        return Seen.ORDINARY
 
     def look_now(self, update: Update) -> None:
-        """Start the model's reading of an update as it is fetched (once: the look in the
-        chat's order finds it started)."""
-        self._worrying.discard(update.update_id)
+        """Start the model's reading of an update before it waits: as it is fetched (a
+        worrying one), or before its chat's turn (`_process`). Once: a second call finds
+        it started."""
         if self.early_look is None:
             return
         try:
@@ -434,13 +435,10 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
             else:
                 self.screen(update)  # a no-op when it was screened when fetched
             early = await self.settle_early(update.update_id)
-            if self.early_look is not None and not early.panic:
+            if not early.panic:
                 # After the rules' reply (sent, or none), before the chat's turn: the model
                 # reads while the message waits, and never delays the rules.
-                try:
-                    self.early_look(update)
-                except Exception as exc:  # the rules still answer
-                    log.warning("crisis model not started: %s", type(exc).__name__)
+                self.look_now(update)
             await turn
             guard = self.chat_guard(chat.id) if self.chat_guard is not None else nullcontext()
             # The chat's turn first, then a slot: a burst from one chat waits without

@@ -11,6 +11,7 @@ import pytest
 from bench.bench_crisis import MODEL_ONLY
 from bot.emulator import SentMessage
 from bot.features.crisis import screen as crisis_screen
+from bot.matching.crisis_model import CrisisModel
 from tests.helpers.bot import USER, BotUnderTest, make_settings
 from tests.helpers.worksheets import answer, begin, has_button, labels, saved_answers, sheet
 
@@ -65,6 +66,37 @@ async def test_a_crisis_only_the_model_holds_is_read_ahead_of_a_fetched_backlog(
     at = next(i for i, text in enumerate(own) if CHECK in text or "112" in text or "911" in text)
     # Its answer went out ahead of its own chat's backlog (handled one at a time, in order).
     assert at < each // 2, (at, len(own))
+
+
+async def test_the_cheap_view_is_computed_once_per_message(
+    model_bot: BotUnderTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The n-gram logit taken when a message is fetched (is it worrying enough to be read at
+    once?) is also its place in the model's queue: it was computed twice for every private
+    text, tens of microseconds each on the event loop."""
+    bot = model_bot
+    screen = bot.services.crisis_model
+    assert screen is not None and screen.model is not None
+    glanced: list[str] = []
+
+    class Counting(CrisisModel):
+        def quick(self, text: str) -> float:
+            glanced.append(text)
+            return super().quick(text)
+
+    shared = screen.model
+    calm = "the weather was lovely and we walked in the park"
+    # One message read when fetched, one read in its turn.
+    assert shared.quick(MODEL_ONLY) > crisis_screen.WORRY_ABOVE >= shared.quick(calm)
+    await bot.onboard()
+    monkeypatch.setattr(screen, "model", Counting(shared.head, shared.encoder))
+    await bot.send(MODEL_ONLY)
+    await bot.next(predicate=answered)
+    await bot.send(calm)
+    await bot.settle()
+    assert not [m for m in bot.unread() if answered(m)]  # the calm one was read: no reply
+    assert screen.read >= 2
+    assert glanced == [MODEL_ONLY, calm]
 
 
 async def test_a_number_a_time_or_a_greeting_is_not_read_by_the_model(

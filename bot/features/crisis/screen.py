@@ -8,8 +8,9 @@ loop and the rules.
 
 Under load more messages arrive than the encoder can read (at 500 a second it reads a few
 dozen). So messages wait in a priority queue ordered by how worrying the cheap n-gram view
-finds them (tens of microseconds on the event loop): "he's coming up the stairs" is read
-next, a message about dinner waits. A message whose budget ran out while it waited is
+finds them (tens of microseconds on the event loop, once per message: polling takes it
+as the message is fetched, `glance`, and hands it to `assess`): "he's coming up the stairs"
+is read next, a message about dinner waits. A message whose budget ran out while it waited is
 left to the rules, and so, while the queue is long, is one the n-gram view finds plainly
 calm (`SHED_BELOW`), rather than read late.
 
@@ -126,11 +127,16 @@ class ModelScreen:
             f"{'-' if since is None else f'{time.monotonic() - since:.1f} s'}"
         )
 
-    def worrying(self, text: str) -> bool:
-        """Whether the cheap n-gram view finds the text worrying enough to have it read
-        as it is fetched (False while the model is not loaded)."""
+    def glance(self, text: str) -> float | None:
+        """The cheap n-gram view's logit for the text (`CrisisModel.quick`), None while the
+        model is not loaded. Given back to `assess`, it is not computed again there."""
         model = self.model
-        return model is not None and model.quick(text) > WORRY_ABOVE
+        return None if model is None else model.quick(text)
+
+    @staticmethod
+    def worrying(logit: float) -> bool:
+        """Whether a glance finds the text worrying enough to have it read as it is fetched."""
+        return logit > WORRY_ABOVE
 
     @property
     def failed(self) -> bool:
@@ -196,10 +202,16 @@ class ModelScreen:
                 job.loop.call_soon_threadsafe(_settle, job.future, result, error)
 
     async def assess(
-        self, text: str, rules: CrisisMatch | None, chat: Hashable = None
+        self,
+        text: str,
+        rules: CrisisMatch | None,
+        chat: Hashable = None,
+        *,
+        logit: float | None = None,
     ) -> CrisisMatch | None:
         """The model's match beside the rules' (see CrisisModel.assess), or None when it
-        adds nothing, ran over its budget, or failed."""
+        adds nothing, ran over its budget, or failed. `logit`: the text's `glance`, if it
+        was taken already (when the message was fetched); it orders the queue."""
         if not self._loaded.is_set() and not await self._until_loaded():
             self.skipped += 1
             return None  # loading hangs: the rules alone
@@ -209,7 +221,7 @@ class ModelScreen:
             return None  # it could not load: the rules alone, at once
         loop = asyncio.get_running_loop()
         future: asyncio.Future[CrisisMatch | None] = loop.create_future()
-        priority = -model.quick(text)
+        priority = -(model.quick(text) if logit is None else logit)
         deadline = time.monotonic() + self.budget
         with self._ready:
             turn = self._waiting.get(chat, 0)

@@ -250,6 +250,39 @@ async def test_the_most_worrying_message_is_read_first_and_calm_ones_shed_under_
     assert len(read) < 22 and screen.skipped > 0  # plainly calm ones were shed
 
 
+async def test_a_glance_taken_when_fetched_orders_the_reading_and_is_not_taken_again() -> None:
+    """The n-gram logit taken when a message was fetched (`ModelScreen.glance`) is its place
+    in the queue: the cheap view is computed once per message, not again here."""
+    started, release = threading.Event(), threading.Event()
+    read: list[str] = []
+    glanced: list[str] = []
+
+    class Counting(CrisisModel):
+        def quick(self, text: str) -> float:
+            glanced.append(text)
+            return super().quick(text)
+
+        def assess(self, text: str, rules: CrisisMatch | None) -> CrisisMatch | None:
+            started.set()
+            release.wait(5)
+            read.append(text)
+            return super().assess(text, rules)
+
+    screen = ModelScreen(Counting(word_head("knife"), None), budget=10.0)
+    blocker = asyncio.create_task(screen.assess("first in", None, 1, logit=0.0))
+    await asyncio.to_thread(started.wait, 5)  # the worker holds it
+    # Glances that say the opposite of what the model would: they are what counts.
+    knife = asyncio.create_task(screen.assess("he has a knife", None, 2, logit=-1.0))
+    dinner = asyncio.create_task(screen.assess("dinner at eight", None, 3, logit=2.0))
+    await asyncio.sleep(0)  # both queued (nothing before that awaits)
+    release.set()
+    await asyncio.gather(blocker, knife, dinner)
+    assert read == ["first in", "dinner at eight", "he has a knife"]
+    assert glanced == []
+    assert await screen.assess("he has a knife", None) is not None  # no glance: taken here
+    assert glanced == ["he has a knife"]
+
+
 async def test_one_chats_flood_never_stands_in_front_of_another_chat() -> None:
     """Chats take turns at the worker: a flood of worrying messages from one chat, and
     another person's message is read next after the one in hand."""

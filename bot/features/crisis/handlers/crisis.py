@@ -25,7 +25,10 @@ answer with certainty, in its worker thread (`look_early`, started before the me
 for anything). What it finds goes out as soon as it is known, on the same path and with
 the same replies, as a check, or as the emergency reply where it is confident and the
 message urgent. The rules' reply is never held for it: the model starts after the early
-path has answered. The crisis group below waits for the finding up to IN_ORDER_WAIT, so
+path has answered. A polled message the model's cheap n-gram view finds worrying has its
+reading started as it is fetched (`worrying`), ahead of the ordinary backlog; the view's
+logit is kept by update id for the reading's place in the model's queue, so it is computed
+once per message. The crisis group below waits for the finding up to IN_ORDER_WAIT, so
 that the later groups treat the message as the crisis it is; past that the message goes on
 and the model's reply, when it comes, follows on its own.
 """
@@ -64,11 +67,12 @@ from bot.features.crisis.held import SAFETY_PLAN
 from bot.features.worksheets.prefs import WorksheetPrefs
 from bot.features.worksheets.state import answering
 from bot.framework.chat import current_person, delete_quietly, is_private
-from bot.framework.context import Context
+from bot.framework.context import Context, Services
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
 from bot.matching.crisis import CrisisKind, CrisisMatch
 from bot.matching.model_gate import reads
 from bot.people.service import Person
+from bot.transport.admission import MAX_WAITING
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +85,9 @@ EARLY_REMEMBERED = 4096
 LOOKS_REMEMBERED = 4096
 # How long the message's own handling, in its chat's order, waits for the model's finding.
 IN_ORDER_WAIT = 0.5
+# The n-gram view's logit of each recent text, taken when it was fetched, for its reading:
+# as many as may wait for their turn in the admission queue (past it, computed again).
+GLANCES_REMEMBERED = MAX_WAITING
 
 
 class EarlyReplies:
@@ -101,11 +108,34 @@ class EarlyReplies:
 # The model's reading of each recent update, started on the early path, for the crisis group
 # to collect in the chat's order.
 ModelLooks = Recent[int, asyncio.Task[Early | None]]
+# The n-gram view's logit of each recent update's text (ModelScreen.glance), by update id.
+Glances = Recent[int, float]
 
 
-def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -> None:
+def _read_by_model(text: str) -> bool:
+    return not text.startswith("/") and reads(text)
+
+
+def worrying(services: Services, update_id: int, text: str, glances: Glances) -> bool:
+    """Whether the model's cheap view finds a fetched text worrying (its reading then starts
+    at once); what it found is kept, by the update's id, for that reading's place in the
+    model's queue, so the view is computed once per message."""
+    screen = services.crisis_model
+    if screen is None or not _read_by_model(text):
+        return False  # never read: nothing to start, nothing to keep
+    logit = screen.glance(text)
+    if logit is None:
+        return False  # not loaded yet
+    glances[update_id] = logit
+    return screen.worrying(logit)
+
+
+def look_early(
+    update: Update, application: AnyApplication, looks: ModelLooks, glance: float | None
+) -> None:
     """Start the model's reading of a private text (called before the message waits for
-    anything). Commands, and messages the rules answer with certainty, are not read."""
+    anything). Commands, and messages the rules answer with certainty, are not read.
+    `glance`: the text's n-gram logit if it was taken when the message was fetched."""
     if not is_private(update):
         return
     services = Context.from_update(update, application).services
@@ -114,13 +144,15 @@ def look_early(update: Update, application: AnyApplication, looks: ModelLooks) -
     if screen is None or message is None or update.update_id in looks:
         return  # started when it was fetched (a worrying message), or nothing to read
     text = message.text or message.caption or ""
-    if text.startswith("/") or not reads(text):
+    if not _read_by_model(text):
         return
-    task = asyncio.get_running_loop().create_task(_model_reply(update, application, text))
-    looks[update.update_id] = task
+    reply = _model_reply(update, application, text, glance)
+    looks[update.update_id] = asyncio.get_running_loop().create_task(reply)
 
 
-async def _model_reply(update: Update, application: AnyApplication, text: str) -> Early | None:
+async def _model_reply(
+    update: Update, application: AnyApplication, text: str, glance: float | None
+) -> Early | None:
     """The model's finding, sent as soon as it is known: a check where the rules found
     nothing, the emergency reply where it is confident and the rules only asked."""
     context = Context.from_update(update, application)
@@ -133,7 +165,7 @@ async def _model_reply(update: Update, application: AnyApplication, text: str) -
     rules = await services.crisis_screen.detect(text, chat.id if chat else None)
     if rules is not None and rules.certain:
         return None
-    match = await screen.assess(text, rules, chat.id if chat else None)
+    match = await screen.assess(text, rules, chat.id if chat else None, logit=glance)
     if match is None:
         return None
     message = update.effective_message
@@ -333,13 +365,14 @@ class CrisisFeature:
     def __init__(self) -> None:
         self.early = EarlyReplies()
         self.looks: ModelLooks = Recent(LOOKS_REMEMBERED)
+        self.glances: Glances = Recent(GLANCES_REMEMBERED)
 
     def install(self, hub: Hub) -> None:
         hub.handle(GROUP_CRISIS, CommandHandler("sos", self.on_sos))
         hub.handle(GROUP_CRISIS, CommandHandler("help", self.on_help))
         hub.handle(GROUP_CRISIS, MessageHandler(filters.UpdateType.MESSAGES, self.answer))
         hub.on_early_crisis(self.reply_early)
-        hub.on_early_look(self.look_early)
+        hub.on_early_look(self.look_early, self.worrying)
         hub.router.on_callback(CrisisButton, on_button)
         safety_check.install(hub)
         hub.offers.crisis_reply = self
@@ -350,7 +383,10 @@ class CrisisFeature:
         await reply_early(update, application, match, send, self.early)
 
     def look_early(self, update: Update, application: AnyApplication) -> None:
-        look_early(update, application, self.looks)
+        look_early(update, application, self.looks, self.glances.pop(update.update_id))
+
+    def worrying(self, services: Services, update_id: int, text: str) -> bool:
+        return worrying(services, update_id, text, self.glances)
 
     async def on_sos(self, update: Update, context: Context) -> None:
         await on_crisis_command(update, context, self.early, guide=False)
