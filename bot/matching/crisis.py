@@ -158,6 +158,12 @@ class _Entry:
 # "want...to...die" stay whole, "It was years ago. He's outside." is two sentences. A single
 # line break does not end one: people break lines in the middle of a phrase.
 _SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
+# Words in double quotes of any script's style: someone else's words, or the word itself
+# talked about ("my son shouts "HELP mama" from the loo", "if I type "socorro" by mistake").
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|„[^“”\n]{1,200}[“”]|«[^»\n]{1,200}»')
+# What is left of a message once its quotes are out, if it holds a word (else the whole
+# message is the quote: a person may well type "help" in quotes).
+_A_WORD = re.compile(r"\w{2,}")
 _TYPO_MIN = 6  # letters (after doubled letters collapse) before a word is typo-corrected
 # Typo guesses are for short messages, typed in a hurry: on a long journal entry they would
 # cost more than they find.
@@ -435,18 +441,20 @@ class CrisisDetector:
         """Whether crisis terms make up the whole message once normalised ("HEEELP!!!",
         "au secours", "help me please"): nothing in it but the call itself. Slower than
         `detect` (it is asked only after a match, off the crisis path)."""
-        sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+        sentences = _sentences(text)
         whole: list[bool] = []
         if sentences:
             self._scan(sentences, whole)
         return bool(whole)
 
     def detect(self, text: str) -> CrisisMatch | None:
-        sentences = [s for s in _SENTENCE_END.split(text) if s.strip()]
+        sentences = _sentences(text)
         if not sentences:
             return None
         lowered = [(c, _lowered(c, t, by)) for c, t, by in self._scan(sentences)]
         kept = [(c, t) for c, t in lowered if t]
+        if any(c.kind == CrisisKind.GENERAL for c, _ in kept):
+            kept = self._pleas_outside_quotes(text, kept)
         if not kept:
             return None
         tier = min(t for _, t in kept)
@@ -458,6 +466,26 @@ class CrisisDetector:
             category=best.name,
             categories=frozenset(c.name for c, _ in kept),
         )
+
+
+    def _pleas_outside_quotes(
+        self, text: str, kept: list[tuple[Category, int]]
+    ) -> list[tuple[Category, int]]:
+        """Without the plea findings (help, distress) that only words in quotes hold: a plea
+        quoted is someone else's shout or the word talked about, not this person's call. A
+        threat quoted stays a threat ("he wrote "you won't see Christmas"")."""
+        if not _QUOTED.search(text):
+            return kept
+        outside = _QUOTED.sub(" ", text)
+        if not _A_WORD.search(outside):
+            return kept
+        sentences = _sentences(outside)
+        held = {c.name for c, t, by in self._scan(sentences) if _lowered(c, t, by)}
+        return [(c, t) for c, t in kept if c.kind != CrisisKind.GENERAL or c.name in held]
+
+
+def _sentences(text: str) -> list[str]:
+    return [s for s in _SENTENCE_END.split(text) if s.strip()]
 
 
 def _covers(text: str, spans: list[tuple[int, int]]) -> bool:
