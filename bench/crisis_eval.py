@@ -48,6 +48,7 @@ from bot.content.loader import content_dir, load_content  # noqa: E402
 from bot.features.crisis.screen import shared_model  # noqa: E402
 from bot.matching.crisis import CrisisKind, CrisisMatch  # noqa: E402
 from bot.matching.crisis_model import MODEL_HEAD, combined  # noqa: E402
+from bot.matching.model_gate import temper  # noqa: E402
 
 # The reply each kind of crisis needs, when the emergency reply is right.
 RIGHT_REPLY = {
@@ -203,6 +204,7 @@ def main() -> None:
         rules.append(found)
         started = time.perf_counter()
         added = model.assess(row["text"], found) if model is not None else None
+        added = temper(added, row["text"], detector.tempered)
         spent.append(time.perf_counter() - started)
         finals.append(combined(found, added))
 

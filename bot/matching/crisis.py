@@ -68,26 +68,46 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from typing import Any
 
+from bot.matching.crisis_kinds import (
+    CERTAIN,
+    JEST,
+    LOWERINGS,
+    NOT_A_PLEA,
+    PAST,
+    ROLES,
+    SAFE_NOW,
+    SHIELD,
+    UNCERTAIN,
+    WORDS,
+    Category,
+    CrisisKind,
+    CrisisMatch,
+    lowered_tier,
+    parse_categories,
+)
 from bot.matching.normal import CRY, forms, normalize, spaced_out
 from bot.matching.patterns import BREAK, Compiled, Macros, compile_pattern
+from bot.matching.sentences import covered as all_covered
+from bot.matching.sentences import outside_quotes
+from bot.matching.sentences import sentences as split_sentences
 
+# The screen's vocabulary lives in crisis_kinds.py; callers import it from here with the
+# detector that speaks it.
 __all__ = [
+    "CERTAIN",
+    "LOWERINGS",
+    "ROLES",
+    "UNCERTAIN",
+    "WORDS",
     "CrisisDetector",
     "CrisisKind",
     "CrisisMatch",
     "normalize",
+    "parse_categories",
 ]
-
-
-class CrisisKind(StrEnum):
-    DANGER = "danger"
-    SELF_HARM = "self_harm"
-    SEXUAL_VIOLENCE = "sexual_violence"
-    GENERAL = "general"
 
 
 # Most urgent first: a message with a threat and a plea for help gets the danger reply; a
@@ -99,53 +119,6 @@ _URGENCY = (
     CrisisKind.GENERAL,
 )
 
-CERTAIN = 1  # the emergency reply at once
-UNCERTAIN = 2  # "Are you safe right now?"
-
-
-@dataclass(frozen=True)
-class CrisisMatch:
-    """What a message showed: the reply kind and tier to act on, and everything found.
-
-    `kind` and `category` belong to the most urgent finding of the best (lowest) tier;
-    `kinds` and `categories` hold every finding of any tier.
-    """
-
-    kind: CrisisKind
-    kinds: frozenset[CrisisKind]
-    tier: int = CERTAIN
-    category: str = "help"
-    categories: frozenset[str] = field(default_factory=frozenset)
-
-    @property
-    def certain(self) -> bool:
-        return self.tier == CERTAIN
-
-
-# Roles a language's list can have besides categories: they shape matches, never match.
-SHIELD = "not_crisis"  # spans that are not a crisis ("help me understand", "if I feel unsafe")
-PAST = "past"  # the sentence tells of the past ("back then", "years ago")
-SAFE_NOW = "safe_now"  # the person says they are safe now ("I'm safe now")
-# The sentence laughs ("kkkk", "jajaja", "mdr", 😂): "SOCORRO my daughter wants a pineapple
-# costume for tomorrow kkkkk" is a joke; a call for help in it gets the check, not the alarm.
-JEST = "jest"
-# Spans that are not a plea, though they hold its words ("if I text the code word she calls
-# the police", "police or my lawyer first?"): they take out the general findings (a plea,
-# distress) they share a word with, never a danger one ("if I call the police he'll kill
-# me" is a threat).
-NOT_A_PLEA = "not_a_plea"
-ROLES = (SHIELD, PAST, SAFE_NOW, JEST, NOT_A_PLEA)
-WORDS = "words"  # a language's named word lists, used in patterns as @name
-LOWERINGS = (PAST, SAFE_NOW, JEST)
-
-
-@dataclass(frozen=True)
-class Category:
-    name: str
-    kind: CrisisKind
-    tier: int
-    lowered_by: frozenset[str]  # PAST, SAFE_NOW, JEST: what turns its tier 1 into tier 2
-
 
 @dataclass(frozen=True)
 class _Entry:
@@ -154,16 +127,6 @@ class _Entry:
     category: Category | None
 
 
-# A sentence ends at . ! ? ; … followed by a space, or at a blank line: "S.O.S." and
-# "want...to...die" stay whole, "It was years ago. He's outside." is two sentences. A single
-# line break does not end one: people break lines in the middle of a phrase.
-_SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
-# Words in double quotes of any script's style: someone else's words, or the word itself
-# talked about ("my son shouts "HELP mama" from the loo", "if I type "socorro" by mistake").
-_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|„[^“”\n]{1,200}[“”]|«[^»\n]{1,200}»')
-# What is left of a message once its quotes are out, if it holds a word (else the whole
-# message is the quote: a person may well type "help" in quotes).
-_A_WORD = re.compile(r"\w{2,}")
 _TYPO_MIN = 6  # letters (after doubled letters collapse) before a word is typo-corrected
 # Typo guesses are for short messages, typed in a hurry: on a long journal entry they would
 # cost more than they find.
@@ -337,7 +300,10 @@ class CrisisDetector:
         return readings
 
     def _scan(
-        self, sentences: list[str], whole: list[bool] | None = None
+        self,
+        sentences: list[str],
+        whole: list[bool] | None = None,
+        tempering: list[bool] | None = None,
     ) -> list[tuple[Category, int, frozenset[str]]]:
         """(category, tier, what lowers it here: PAST and JEST in its sentence, SAFE_NOW in
         the message) of every term not inside a not_crisis span. `whole` (if given) gets
@@ -383,6 +349,8 @@ class CrisisDetector:
                     safe = True
                 else:
                     hits.append((entry, m_start, m_end))
+            if tempering is not None and (shields or not_pleas or jest):
+                tempering.append(True)
             # Someone else's threat holds the words of a wish to die ("il a dit qu'il allait
             # me tuer" holds "me tuer"): inside a danger match they are the threat, so the
             # reply is the danger one alone, never the suicide one beside it.
@@ -421,7 +389,7 @@ class CrisisDetector:
                 found.append((category, UNCERTAIN if guessed else tier, sentence))
                 if whole is not None:
                     covered.append((start, end))
-            if whole is not None and covered and _covers(text, covered):
+            if whole is not None and covered and all_covered(text, covered):
                 whole.append(True)
         return [
             (
@@ -441,17 +409,28 @@ class CrisisDetector:
         """Whether crisis terms make up the whole message once normalised ("HEEELP!!!",
         "au secours", "help me please"): nothing in it but the call itself. Slower than
         `detect` (it is asked only after a match, off the crisis path)."""
-        sentences = _sentences(text)
+        sentences = split_sentences(text)
         whole: list[bool] = []
         if sentences:
             self._scan(sentences, whole)
         return bool(whole)
 
+    def tempered(self, text: str) -> bool:
+        """Whether the rules read words of this text as not a crisis (a not_crisis or
+        not_a_plea span: "how do I help her", "this exam will kill me") or as said laughing.
+        The model's emergency reply becomes a check there (model_gate.temper): the rules
+        know these uses of crisis words, and the model reads them least surely."""
+        sentences = split_sentences(text)
+        tempering: list[bool] = []
+        if sentences:
+            self._scan(sentences, tempering=tempering)
+        return bool(tempering)
+
     def detect(self, text: str) -> CrisisMatch | None:
-        sentences = _sentences(text)
+        sentences = split_sentences(text)
         if not sentences:
             return None
-        lowered = [(c, _lowered(c, t, by)) for c, t, by in self._scan(sentences)]
+        lowered = [(c, lowered_tier(c, t, by)) for c, t, by in self._scan(sentences)]
         kept = [(c, t) for c, t in lowered if t]
         if any(c.kind == CrisisKind.GENERAL for c, _ in kept):
             kept = self._pleas_outside_quotes(text, kept)
@@ -467,56 +446,16 @@ class CrisisDetector:
             categories=frozenset(c.name for c, _ in kept),
         )
 
-
     def _pleas_outside_quotes(
         self, text: str, kept: list[tuple[Category, int]]
     ) -> list[tuple[Category, int]]:
         """Without the plea findings (help, distress) that only words in quotes hold: a plea
         quoted is someone else's shout or the word talked about, not this person's call. A
         threat quoted stays a threat ("he wrote "you won't see Christmas"")."""
-        if not _QUOTED.search(text):
+        outside = outside_quotes(text)
+        if outside is None:
             return kept
-        outside = _QUOTED.sub(" ", text)
-        if not _A_WORD.search(outside):
-            return kept
-        sentences = _sentences(outside)
-        held = {c.name for c, t, by in self._scan(sentences) if _lowered(c, t, by)}
+        held = {
+            c.name for c, t, by in self._scan(split_sentences(outside)) if lowered_tier(c, t, by)
+        }
         return [(c, t) for c, t in kept if c.kind != CrisisKind.GENERAL or c.name in held]
-
-
-def _sentences(text: str) -> list[str]:
-    return [s for s in _SENTENCE_END.split(text) if s.strip()]
-
-
-def _covers(text: str, spans: list[tuple[int, int]]) -> bool:
-    """Whether the spans leave no word of `text` (" w1 w2 . w3 ") outside them; the
-    break between sentences is not a word."""
-    inside = bytearray(len(text))
-    for start, end in spans:
-        inside[start:end] = b"\x01" * (end - start)
-    position = 0
-    for word in text.split(" "):
-        if word and word != BREAK and not all(inside[position : position + len(word)]):
-            return False
-        position += len(word) + 1
-    return True
-
-
-def _lowered(category: Category, tier: int, present: frozenset[str]) -> int:
-    """Past, "safe now" or laughter (once, whichever applies) turn tier 1 into 2 and drop a
-    tier-2 finding (0): "I was scared of him back then" is not a crisis."""
-    if category.lowered_by.isdisjoint(present):
-        return tier
-    return UNCERTAIN if tier == CERTAIN else 0
-
-
-def parse_categories(raw: Mapping[str, Any]) -> dict[str, Category]:
-    return {
-        name: Category(
-            name=name,
-            kind=CrisisKind(spec["kind"]),
-            tier=int(spec["tier"]),
-            lowered_by=frozenset(spec.get("lowered_by", [])),
-        )
-        for name, spec in raw.items()
-    }

@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import re
 import zlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -45,6 +44,7 @@ except ImportError:  # a platform without its wheel: the bot runs on the rules
 from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
 from bot.matching.model_gate import CERTAIN_WORDS, MIN_WORDS, MODEL_HEAD, word_count
 from bot.matching.normal import normalize
+from bot.matching.sentences import SENTENCE_END
 
 Vector = npt.NDArray[np.float32]
 Encoder = Callable[[Sequence[str]], Vector]  # texts -> (n, dim), rows L2-normalised
@@ -75,7 +75,6 @@ KIND_OF = {
 }
 
 HEAD_FILE = Path(__file__).resolve().parents[2] / "content" / MODEL_HEAD
-_SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
 _LONG = 400  # characters: longer messages are read sentence by sentence
 _MAX_WORDS = 48  # a "sentence" longer than this (no punctuation) is read in pieces
 _GRAMS = (2, 3, 4, 5)
@@ -92,7 +91,7 @@ def segments(text: str) -> list[str]:
         whole = " ".join(text.split())
         return [whole] if whole else []
     pieces: list[str] = []
-    for sentence in _SENTENCE_END.split(text):
+    for sentence in SENTENCE_END.split(text):
         words = sentence.split()
         for start in range(0, len(words), _MAX_WORDS):
             pieces.append(" ".join(words[start : start + _MAX_WORDS]))

@@ -27,7 +27,9 @@ from bot.content.crisis_terms import validate_terms
 from bot.core.languages import LANGUAGES
 from bot.core.problems import Problem
 from bot.matching.crisis import (
+    CERTAIN,
     ROLES,
+    UNCERTAIN,
     WORDS,
     CrisisDetector,
     CrisisKind,
@@ -35,6 +37,7 @@ from bot.matching.crisis import (
     normalize,
     parse_categories,
 )
+from bot.matching.model_gate import temper
 from bot.matching.patterns import PatternError, compile_pattern
 from tests.helpers.reporting import report
 
@@ -670,3 +673,40 @@ def test_the_same_term_in_two_languages_is_fine() -> None:
         "languages": {"es": {"help": ["socorro"]}, "pt": {"help": ["socorro"]}},
     }
     assert validate_terms(raw) == []
+
+
+@pytest.mark.parametrize(
+    ("text", "tempered"),
+    [
+        # The model's false emergencies on the held-out set v8: the rules' own spans.
+        (
+            "my mate thinks her boyfriend is controlling, how do i help her without pushing"
+            " her away",
+            True,
+        ),
+        ("estoy viendo una serie de narcos y hay cada balacera jaja", True),
+        ("ce partiel de droit va me tuer 😭", True),
+        ("he is coming up the stairs with a hammer", False),
+        ("mon mari va me tuer", False),
+        ("tengo una cuerda en el coche y esta noche lo hago", False),
+    ],
+)
+def test_the_rules_say_where_they_read_crisis_words_as_no_crisis(text: str, tempered: bool) -> None:
+    assert _detector().tempered(text) is tempered
+
+
+def test_the_models_emergency_reply_becomes_a_check_where_the_rules_temper_it() -> None:
+    emergency = CrisisMatch(CrisisKind.DANGER, frozenset({CrisisKind.DANGER}), tier=CERTAIN)
+    check = CrisisMatch(CrisisKind.DANGER, frozenset({CrisisKind.DANGER}), tier=UNCERTAIN)
+    lowered = temper(emergency, "anything", lambda text: True)
+    assert lowered is not None and lowered.tier == UNCERTAIN and lowered.kind == CrisisKind.DANGER
+    assert temper(emergency, "anything", lambda text: False) is emergency
+    assert temper(check, "anything", lambda text: True) is check
+    asked: list[str] = []
+
+    def scan(text: str) -> bool:
+        asked.append(text)
+        return True
+
+    assert temper(None, "anything", scan) is None
+    assert not asked  # no scan unless the model would send the emergency reply

@@ -70,7 +70,7 @@ from bot.framework.chat import current_person, delete_quietly, is_private
 from bot.framework.context import Context, Services
 from bot.framework.hub import GROUP_CRISIS, AnyApplication, Hub
 from bot.matching.crisis import CrisisKind, CrisisMatch
-from bot.matching.model_gate import reads
+from bot.matching.model_gate import reads, temper
 from bot.people.service import Person
 from bot.transport.admission import MAX_WAITING
 
@@ -166,6 +166,7 @@ async def _model_reply(
     if rules is not None and rules.certain:
         return None
     match = await screen.assess(text, rules, chat.id if chat else None, logit=glance)
+    match = temper(match, text, services.content.detector.tempered)
     if match is None:
         return None
     message = update.effective_message

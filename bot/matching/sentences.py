@@ -1,0 +1,46 @@
+"""How a message is cut for the crisis screen: its sentences, its quotes, and whether terms
+cover every word of it. Plain text work, shared by the rules (crisis.py) and the model's
+reading of long entries (crisis_model.py), so both cut a message the same way.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.matching.patterns import BREAK
+
+# A sentence ends at . ! ? ; … followed by a space, or at a blank line: "S.O.S." and
+# "want...to...die" stay whole, "It was years ago. He's outside." is two sentences. A single
+# line break does not end one: people break lines in the middle of a phrase.
+SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
+# Words in double quotes of any script's style: someone else's words, or the word itself
+# talked about ("my son shouts "HELP mama" from the loo", "if I type "socorro" by mistake").
+_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|„[^“”\n]{1,200}[“”]|«[^»\n]{1,200}»')
+_A_WORD = re.compile(r"\w{2,}")
+
+
+def sentences(text: str) -> list[str]:
+    return [s for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def outside_quotes(text: str) -> str | None:
+    """The text with its quotes taken out, or None if it has none, or if nothing but the
+    quotes holds a word (then the quote is the message: a person may type "help" in quotes)."""
+    if not _QUOTED.search(text):
+        return None
+    outside = _QUOTED.sub(" ", text)
+    return outside if _A_WORD.search(outside) else None
+
+
+def covered(text: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether the spans leave no word of `text` (" w1 w2 . w3 ") outside them; the
+    break between sentences is not a word."""
+    inside = bytearray(len(text))
+    for start, end in spans:
+        inside[start:end] = b"\x01" * (end - start)
+    position = 0
+    for word in text.split(" "):
+        if word and word != BREAK and not all(inside[position : position + len(word)]):
+            return False
+        position += len(word) + 1
+    return True
