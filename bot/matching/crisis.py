@@ -91,7 +91,6 @@ from bot.matching.crisis_kinds import (
 from bot.matching.normal import CRY, forms, normalize, spaced_out
 from bot.matching.patterns import BREAK, Compiled, Macros, compile_pattern
 from bot.matching.sentences import covered as all_covered
-from bot.matching.sentences import outside_quotes
 from bot.matching.sentences import sentences as split_sentences
 
 # The screen's vocabulary lives in crisis_kinds.py; callers import it from here with the
@@ -432,8 +431,6 @@ class CrisisDetector:
             return None
         lowered = [(c, lowered_tier(c, t, by)) for c, t, by in self._scan(sentences)]
         kept = [(c, t) for c, t in lowered if t]
-        if any(c.kind == CrisisKind.GENERAL for c, _ in kept):
-            kept = self._pleas_outside_quotes(text, kept)
         if not kept:
             return None
         tier = min(t for _, t in kept)
@@ -445,17 +442,3 @@ class CrisisDetector:
             category=best.name,
             categories=frozenset(c.name for c, _ in kept),
         )
-
-    def _pleas_outside_quotes(
-        self, text: str, kept: list[tuple[Category, int]]
-    ) -> list[tuple[Category, int]]:
-        """Without the plea findings (help, distress) that only words in quotes hold: a plea
-        quoted is someone else's shout or the word talked about, not this person's call. A
-        threat quoted stays a threat ("he wrote "you won't see Christmas"")."""
-        outside = outside_quotes(text)
-        if outside is None:
-            return kept
-        held = {
-            c.name for c, t, by in self._scan(split_sentences(outside)) if lowered_tier(c, t, by)
-        }
-        return [(c, t) for c, t in kept if c.kind != CrisisKind.GENERAL or c.name in held]

@@ -1,4 +1,4 @@
-"""How a message is cut for the crisis screen: its sentences, its quotes, and whether terms
+"""How a message is cut for the crisis screen: its sentences, and whether terms
 cover every word of it. Plain text work, shared by the rules (crisis.py) and the model's
 reading of long entries (crisis_model.py), so both cut a message the same way.
 """
@@ -13,23 +13,10 @@ from bot.matching.patterns import BREAK
 # "want...to...die" stay whole, "It was years ago. He's outside." is two sentences. A single
 # line break does not end one: people break lines in the middle of a phrase.
 SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
-# Words in double quotes of any script's style: someone else's words, or the word itself
-# talked about ("my son shouts "HELP mama" from the loo", "if I type "socorro" by mistake").
-_QUOTED = re.compile(r'"[^"\n]{1,200}"|“[^”\n]{1,200}”|„[^“”\n]{1,200}[“”]|«[^»\n]{1,200}»')
-_A_WORD = re.compile(r"\w{2,}")
 
 
 def sentences(text: str) -> list[str]:
     return [s for s in SENTENCE_END.split(text) if s.strip()]
-
-
-def outside_quotes(text: str) -> str | None:
-    """The text with its quotes taken out, or None if it has none, or if nothing but the
-    quotes holds a word (then the quote is the message: a person may type "help" in quotes)."""
-    if not _QUOTED.search(text):
-        return None
-    outside = _QUOTED.sub(" ", text)
-    return outside if _A_WORD.search(outside) else None
 
 
 def covered(text: str, spans: list[tuple[int, int]]) -> bool:

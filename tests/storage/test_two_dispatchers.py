@@ -200,13 +200,16 @@ async def kill_lock_holder(url: str) -> int:
     admin = await asyncpg.connect(url)
     try:
         rows = await admin.fetch(
-            "SELECT pg_terminate_backend(pid) FROM pg_locks"
+            # With a timeout the call returns once the backend has exited and its advisory
+            # lock is gone (PostgreSQL 14+): without one it only signals, and the standby's
+            # next try could still find the lock held on a loaded machine.
+            "SELECT pg_terminate_backend(pid, 60000) FROM pg_locks"
             " WHERE locktype = 'advisory' AND granted AND classid = $1 AND objid = $2"
             " AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
             key >> 32,
             key & 0xFFFFFFFF,
         )
-        return len(rows)
+        return sum(1 for row in rows if row[0])  # terminated, not only signalled
     finally:
         await admin.close()
 
