@@ -40,32 +40,47 @@ async def test_a_crisis_the_rules_miss_gets_an_answer(model_bot: BotUnderTest) -
 
 
 async def test_a_crisis_only_the_model_holds_is_read_ahead_of_a_fetched_backlog(
-    model_bot: BotUnderTest,
+    model_bot: BotUnderTest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Under a backlog the model's reading of a worrying message starts when it is fetched,
     not when its turn comes: at 200 updates/s a crisis only the model holds waited behind
     1,419 ordinary updates and its budget ran out (118 of 199 missed, docs/performance.md)."""
     bot = model_bot
     chats = [USER + 100 + i for i in range(8)]
+    crisis_chat = chats[0]
     each = 40
     replies: list[tuple[int, str]] = []
+    screen = bot.services.crisis_model
+    assert screen is not None and screen.model is not None
+    glanced_after: list[int] = []  # its chat's replies out when the model first saw the crisis
+
+    class Watching(CrisisModel):
+        def quick(self, text: str) -> float:
+            if text == MODEL_ONLY and not glanced_after:
+                glanced_after.append(sum(1 for chat, _ in replies if chat == crisis_chat))
+            return super().quick(text)
 
     def on_event(message: SentMessage, event: str) -> None:
         if event == "sent":
             replies.append((message.chat_id, message.text or ""))
 
+    shared = screen.model
+    monkeypatch.setattr(screen, "model", Watching(shared.head, shared.encoder))
     bot.emu.add_listener(on_event)
     for chat in chats:
         for i in range(each):
             await bot.send(f"note {i}: a quiet day, nothing much", user=chat)
-    crisis_chat = chats[0]
     await bot.send(MODEL_ONLY, user=crisis_chat)  # last, behind its own chat's 40
     await bot.next(crisis_chat, predicate=answered, timeout=120)
     await bot.settle(timeout=300)
     own = [text for chat, text in replies if chat == crisis_chat]
     at = next(i for i, text in enumerate(own) if CHECK in text or "112" in text or "911" in text)
-    # Its answer went out ahead of its own chat's backlog (handled one at a time, in order).
-    assert at < each // 2, (at, len(own))
+    # The model first looked at it when it was fetched, with most of its chat's backlog still
+    # to answer (in its turn, it would be after all 40), and its answer went out before that
+    # backlog was done. How far ahead the answer is depends on the machine's load (the
+    # model's reading races the chat's replies), so that bound is the backlog itself.
+    assert glanced_after and glanced_after[0] < each // 2, (glanced_after, at)
+    assert at < each, (at, len(own))
 
 
 async def test_the_cheap_view_is_computed_once_per_message(
