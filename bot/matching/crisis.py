@@ -408,22 +408,22 @@ class CrisisDetector:
         """Whether crisis terms make up the whole message once normalised ("HEEELP!!!",
         "au secours", "help me please"): nothing in it but the call itself. Slower than
         `detect` (it is asked only after a match, off the crisis path)."""
-        sentences = split_sentences(text)
-        whole: list[bool] = []
-        if sentences:
-            self._scan(sentences, whole)
-        return bool(whole)
+        return self._marked(text, whole=True)
 
     def tempered(self, text: str) -> bool:
         """Whether the rules read words of this text as not a crisis (a not_crisis or
         not_a_plea span: "how do I help her", "this exam will kill me") or as said laughing.
         The model's emergency reply becomes a check there (model_gate.temper): the rules
         know these uses of crisis words, and the model reads them least surely."""
+        return self._marked(text, tempering=True)
+
+    def _marked(self, text: str, *, whole: bool = False, tempering: bool = False) -> bool:
+        """Whether the scan marked the text (`whole`, `tempering`: see `_scan`)."""
         sentences = split_sentences(text)
-        tempering: list[bool] = []
+        marks: list[bool] = []
         if sentences:
-            self._scan(sentences, tempering=tempering)
-        return bool(tempering)
+            self._scan(sentences, marks if whole else None, marks if tempering else None)
+        return bool(marks)
 
     def detect(self, text: str) -> CrisisMatch | None:
         sentences = split_sentences(text)
