@@ -43,8 +43,9 @@ except ImportError:  # a platform without its wheel: the bot runs on the rules
 
 from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
 from bot.matching.model_gate import (
-    CALM_BELOW,
     CERTAIN_WORDS,
+    CHECK_CALM_BELOW,
+    EMERGENCY_CALM_BELOW,
     MIN_WORDS,
     MODEL_HEAD,
     SECOND_OPINION_ABOVE,
@@ -53,7 +54,7 @@ from bot.matching.model_gate import (
     word_count,
 )
 from bot.matching.normal import normalize
-from bot.matching.sentences import SENTENCE_END
+from bot.matching.sentences import SENTENCE_END, clauses, sentences
 
 Vector = npt.NDArray[np.float32]
 Encoder = Callable[[Sequence[str]], Vector]  # texts -> (n, dim), rows L2-normalised
@@ -366,11 +367,26 @@ class CrisisModel:
     def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
         """The rules' match as it should go out: one step down (model_gate.one_step_down:
         the emergency reply a check, a check nothing) where the model reads the text as
-        calm with confidence (P(crisis) below CALM_BELOW), as it is otherwise."""
+        calm with confidence (P(crisis) below EMERGENCY_CALM_BELOW for the emergency reply,
+        CHECK_CALM_BELOW for a check), as it is otherwise."""
         if not self.needs_second_opinion(text):
             return rules
-        finding = self.score(text)
-        if finding is None or finding.crisis >= CALM_BELOW:
+        # Read whole, a message dilutes a crisis told at the end of a sentence about the
+        # day ("long day at work, made dinner, then he came back and he has a knife" read
+        # 0.08, its last clause 0.99), and a plea that is a sentence of its own ("AU
+        # SECOURS.") in a message about the plumber. So its last clause and its short
+        # sentences are read alone too (not every clause: "he used to choke me" alone is a
+        # crisis, with "that was years ago, I'm safe" after it it is not).
+        parts = segments(text)
+        last = [c for c in clauses(text) if word_count(c) >= MIN_WORDS][-1:]
+        short = [s for s in sentences(text) if 0 < word_count(s) < MIN_WORDS]
+        for piece in (" ".join(p.split()) for p in last + short):
+            if piece not in parts:
+                parts.append(piece)
+        if not parts:
+            return rules
+        below = EMERGENCY_CALM_BELOW if rules.certain else CHECK_CALM_BELOW
+        if float(self.score_segments(parts)[:, 0].max()) >= below:
             return rules
         return one_step_down(rules)
 

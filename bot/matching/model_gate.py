@@ -26,18 +26,19 @@ CERTAIN_WORDS = 5
 _WORD = re.compile(r"[^\W\d_]+")  # a run of letters, in any script
 
 # The model's second opinion on the rules' reply (CrisisModel.second_opinion). The rules'
-# false alarms on the held-out sets v7-v10 were calm texts that use a crisis's own words: a
+# false alarms on the held-out sets v7-v12 were calm texts that use a crisis's own words: a
 # first-aid or krav maga class, a survivor telling a past long over, a true-crime podcast,
 # "this exam will kill me". Where the n-gram view does not find such a text worrying (its
 # logit at or below SECOND_OPINION_ABOVE) the reply waits for the encoder, and where the
-# model then reads it as calm (P(crisis) below CALM_BELOW) the reply goes one step down:
-# the emergency reply becomes "Are you safe right now?", and that check is not sent. Chosen
-# on v7-v10 and the development sets D1-D3 (docs/crisis.md, "The model's second opinion"):
-# of 535 rules' emergencies, 13 of the 20 calm ones go down and none of the 515 crises (the
-# lowest P(crisis) among them 0.13); of 181 rules' checks, 25 of the 35 calm ones and none
-# of the 146 crises (the lowest 0.16).
+# model then reads it as calm the reply goes one step down: the emergency reply becomes
+# "Are you safe right now?" (P(crisis) below EMERGENCY_CALM_BELOW), and a check is not sent
+# (below CHECK_CALM_BELOW, stricter: a check withdrawn leaves nothing). docs/crisis.md, "The
+# model's second opinion" and "The eleventh pass", has how each was chosen: on D1-D3 the
+# lowest P(crisis) of a crisis among the rules' emergencies that wait is 0.126 and among
+# their checks 0.159; the calm ones are nearly all below 0.05.
 SECOND_OPINION_ABOVE = 0.0
-CALM_BELOW = 0.05
+EMERGENCY_CALM_BELOW = 0.1
+CHECK_CALM_BELOW = 0.05
 # How long the rules' reply waits for that reading (its place is first in the model's
 # queue, so this bounds a message being read already and a loaded machine); past it, or
 # if the model is loading or absent, the rules' reply goes out as it is.

@@ -21,6 +21,14 @@ CRISES = (
     "my husband raped me last night and I don't know what to do",
     "my boyfriend hit my son so hard that he has a bruise all over his face",
 )
+# Crises the shipped model reads as calm whole (P(crisis) 0.03-0.04), told after the day's
+# news or as a sentence of their own in the middle of it.
+DILUTED = (
+    "busy day at the office, cooked pasta, folded the laundry, then she came home and she is "
+    "holding a knife",
+    "Le chauffagiste est venu ce matin pour la chaudière. AU SECOURS. On a mangé chez ma "
+    "tante ce midi.",
+)
 
 
 @pytest.fixture

@@ -26,7 +26,8 @@ from bot.matching.crisis_model import (
     View,
     char_grams,
 )
-from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CRISES
+from bot.matching.model_gate import EMERGENCY_CALM_BELOW
+from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CRISES, DILUTED
 
 BUCKETS = 1 << 10
 ROWS = 1 + len(KINDS) + 1
@@ -37,12 +38,12 @@ CHECK = CrisisMatch(CrisisKind.DANGER, frozenset({CrisisKind.DANGER}), UNCERTAIN
 CALM_TEXT = "we practised the recovery position in class today"
 
 
-def knife_model() -> CrisisModel:
+def knife_model(calm_logit: float = -6.0) -> CrisisModel:
     """A char-only model: a text holding "knife" is a crisis (and worrying to the n-gram
     view), CALM_TEXT is calm with confidence (no n-gram of it counts)."""
     weights = np.zeros((ROWS, BUCKETS), np.float32)
     bias = np.zeros(ROWS, np.float32)
-    bias[0] = -6.0
+    bias[0] = calm_logit
     grams = np.setdiff1d(char_grams("knife", BUCKETS), char_grams(CALM_TEXT, BUCKETS))
     weights[0, grams] = 12.0 * np.sqrt(len(grams))
     head = Head(None, View(weights, bias), BUCKETS, Thresholds(0.5, 0.9, 0.5, 0.3), {})
@@ -57,6 +58,17 @@ def test_a_calm_text_goes_one_step_down_and_a_crisis_keeps_its_reply() -> None:
     knife = "he has a knife and he is at the door"
     assert not model.needs_second_opinion(knife)  # worrying at a glance: it never waits
     assert model.second_opinion(knife, EMERGENCY) is EMERGENCY
+
+
+def test_a_check_needs_a_calmer_reading_to_be_withdrawn_than_an_emergency_to_be_asked() -> None:
+    """Withdrawing a check leaves nothing, so it takes a surer reading than turning the
+    emergency reply into a check: at P(crisis) 0.07 only the second happens."""
+    model = knife_model(calm_logit=-2.6)  # P(crisis) of CALM_TEXT about 0.07
+    score = model.score(CALM_TEXT)
+    assert score is not None and 0.05 < score.crisis < 0.1
+    down = model.second_opinion(CALM_TEXT, EMERGENCY)
+    assert down is not None and down.tier == UNCERTAIN
+    assert model.second_opinion(CALM_TEXT, CHECK) is CHECK
 
 
 def test_short_pleas_never_wait_for_the_model() -> None:
@@ -82,6 +94,22 @@ def test_the_shipped_model_weighs_the_shipped_rules() -> None:
     for text in CRISES:
         rules = detector.detect(text)
         assert rules is not None and rules.certain, text
+        assert model.second_opinion(text, rules) is rules, text
+
+
+def test_a_crisis_diluted_in_the_days_news_keeps_its_reply() -> None:
+    """Read whole these are calm to the model; their last clause or their short sentence,
+    read alone, is not (one such line of an older set went from the emergency reply to a
+    check before the second opinion read them)."""
+    detector = load_content().detector
+    model = crisis_screen.shared_model(HEAD_FILE)
+    assert model is not None
+    for text in DILUTED:
+        rules = detector.detect(text)
+        assert rules is not None and rules.certain, text
+        whole = model.score(text)
+        assert whole is not None and whole.crisis < EMERGENCY_CALM_BELOW, text
+        assert model.needs_second_opinion(text), text
         assert model.second_opinion(text, rules) is rules, text
 
 
