@@ -10,11 +10,12 @@ is right; false with label crisis: a safety check is right), pass (who wrote it)
 
 Every message goes through the bot's own detector (content/crisis_terms.yaml) and the
 bot's own model (content/crisis_model/head.npz with the bundled encoder), combined exactly
-as bot/features/crisis/handlers/crisis.py does: the rules' match stands; the model adds a
-check where the rules found nothing and the emergency reply where it is confident on an
-urgent crisis and the rules only asked. (The bot also gives a safety-plan answer a quiet
-line instead of a check; that depends on the conversation's state, not on the words, and is
-not modelled.)
+as bot/features/crisis/handlers/crisis.py does: the rules' match stands, one step down
+where the model's second opinion reads the text as calm with confidence (the emergency
+reply a check, a check nothing); the model adds a check where the rules found nothing and
+the emergency reply where it is confident on an urgent crisis and the rules only asked.
+(The bot also gives a safety-plan answer a quiet line instead of a check; that depends on
+the conversation's state, not on the words, and is not modelled.)
 
 Printed, overall, per language and per kind, for rules + model and for the rules alone:
 recall (the emergency reply or the check) on crisis messages, the emergency reply's share
@@ -199,15 +200,23 @@ def main() -> None:
     rules: list[CrisisMatch | None] = []
     finals: list[CrisisMatch | None] = []
     spent: list[float] = []
+    lowered = 0
     for row in rows:
         found = detector.detect(row["text"])
         rules.append(found)
         started = time.perf_counter()
+        weighed = found
+        if model is not None and found is not None:
+            # The model's second opinion on the rules' emergency reply, as the bot asks it.
+            weighed = model.second_opinion(row["text"], found)
+            lowered += weighed is not found
         added = model.assess(row["text"], found) if model is not None else None
         added = temper(added, row["text"], detector.tempered)
         spent.append(time.perf_counter() - started)
-        finals.append(combined(found, added))
+        finals.append(combined(weighed, added))
 
+    if model is not None:
+        print(f"rules' replies the model's second opinion took one step down: {lowered}")
     figures = {
         "all": table(rows, finals, None),
         "lang": table(rows, finals, "lang"),

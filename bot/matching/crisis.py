@@ -245,10 +245,12 @@ class CrisisDetector:
             if len(word) >= _TYPO_MIN and word not in self._vocabulary:
                 guess = self._near.get(word)
                 if guess is None:
-                    for variant in _deletions(word):
-                        guess = self._near.get(variant)
-                        if guess is not None:
-                            break
+                    # Every one-deletion form, not the first one found: a set's order
+                    # changes from one process to the next, and the guess must not (two
+                    # words this close: guess neither, as for the forms themselves).
+                    guesses = {self._near.get(variant) for variant in _deletions(word)}
+                    guesses.discard(None)
+                    guess = guesses.pop() if len(guesses) == 1 else None
                 # Same first letter, and not a word with an ending added or cut: that is
                 # inflection ("auxilios", "helped"), not a typo.
                 if (

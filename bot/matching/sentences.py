@@ -15,8 +15,18 @@ from bot.matching.patterns import BREAK
 SENTENCE_END = re.compile(r"[.!?;…。]+(?=\s|$)|\n\s*\n")
 
 
+# Where a clause ends inside a sentence too: a comma, a colon or a dash before a space.
+CLAUSE_END = re.compile(r"[,:–—]+(?=\s)|" + SENTENCE_END.pattern)
+
+
 def sentences(text: str) -> list[str]:
     return [s for s in SENTENCE_END.split(text) if s.strip()]
+
+
+def clauses(text: str) -> list[str]:
+    """The text's clauses, whitespace collapsed: "long day, made dinner, then he came back
+    and he has a knife" is three."""
+    return [" ".join(c.split()) for c in CLAUSE_END.split(text) if c.strip()]
 
 
 def covered(text: str, spans: list[tuple[int, int]]) -> bool:

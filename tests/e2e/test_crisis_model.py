@@ -13,6 +13,7 @@ from bot.emulator import SentMessage
 from bot.features.crisis import screen as crisis_screen
 from bot.matching.crisis_model import CrisisModel
 from tests.helpers.bot import USER, BotUnderTest, make_settings
+from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CRISES
 from tests.helpers.worksheets import answer, begin, has_button, labels, saved_answers, sheet
 
 CHECK = "Are you safe right now?"
@@ -172,3 +173,23 @@ async def test_without_the_model_the_rules_still_answer(
         assert not [m for m in bot.unread() if answered(m)]
     finally:
         await bot.stop()
+
+
+async def test_a_calm_text_the_rules_alarm_on_goes_one_step_down(model_bot: BotUnderTest) -> None:
+    """The model's second opinion on the rules' reply: a scout troop's first-aid evening
+    gets the safety check, not the emergency reply; a crime drama about stalking gets no
+    check; a crisis keeps the emergency reply."""
+    bot = model_bot
+    detector = bot.services.content.detector
+    assert (found := detector.detect(CALM_EMERGENCY)) is not None and found.certain
+    assert (found := detector.detect(CALM_CHECK)) is not None and not found.certain
+    await bot.onboard()
+    await bot.send(CALM_EMERGENCY)
+    reply = await bot.next(predicate=answered)
+    assert CHECK in (reply.text or "")  # asked, not the emergency numbers
+    await bot.send(CALM_CHECK)
+    await bot.settle()
+    assert not [m for m in bot.unread() if answered(m)]
+    await bot.send(CRISES[0])
+    reply = await bot.next(predicate=answered)
+    assert CHECK not in (reply.text or "") and "999" in (reply.text or "")

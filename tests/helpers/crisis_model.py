@@ -8,6 +8,28 @@ import pytest
 from bot.features.crisis.handlers import crisis as crisis_handlers
 from tests.helpers.bot import BotUnderTest, make_settings
 
+# Ours, written for the second opinion's tests (not from any evaluation set): what the
+# shipped rules send the emergency reply or the check to, and the shipped model reads as calm.
+CALM_EMERGENCY = (
+    "our scout troop learned the recovery position and what to do if someone overdoses "
+    "on a camping trip"
+)
+CALM_CHECK = "the crime drama last night was about a man stalking his ex, well acted but heavy"
+CRISES = (
+    "he's outside my door right now and he has a knife, please help",
+    "I took all of my pills an hour ago and I feel really strange now",
+    "my husband raped me last night and I don't know what to do",
+    "my boyfriend hit my son so hard that he has a bruise all over his face",
+)
+# Crises the shipped model reads as calm whole (P(crisis) 0.03-0.04), told after the day's
+# news or as a sentence of their own in the middle of it.
+DILUTED = (
+    "busy day at the office, cooked pasta, folded the laundry, then she came home and she is "
+    "holding a knife",
+    "Le chauffagiste est venu ce matin pour la chaudière. AU SECOURS. On a mangé chez ma "
+    "tante ce midi.",
+)
+
 
 @pytest.fixture
 async def model_bot(emulator, tmp_path, clock, monkeypatch):  # type: ignore[no-untyped-def]
@@ -20,8 +42,9 @@ async def model_bot(emulator, tmp_path, clock, monkeypatch):  # type: ignore[no-
     assert screen is not None
     assert await screen.loaded()  # in its worker, after the first poll
     budget, screen.budget = screen.budget, 60.0  # a loaded test machine is not the bot's
+    wait, screen.second_wait = screen.second_wait, 60.0
     try:
         yield under_test
     finally:
-        screen.budget = budget
+        screen.budget, screen.second_wait = budget, wait
         await under_test.stop()

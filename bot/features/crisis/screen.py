@@ -32,6 +32,7 @@ import functools
 import heapq
 import itertools
 import logging
+import math
 import threading
 import time
 from collections.abc import Callable, Hashable
@@ -40,6 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bot.matching.crisis import CrisisMatch
+from bot.matching.model_gate import SECOND_OPINION_WAIT
 
 if TYPE_CHECKING:  # numpy and the encoder load after the first poll: `load_model` below
     from bot.matching.crisis_model import CrisisModel
@@ -75,6 +77,7 @@ class _Job:
     deadline: float = field(compare=False)
     loop: asyncio.AbstractEventLoop = field(compare=False)
     future: asyncio.Future[CrisisMatch | None] = field(compare=False)
+    second: bool = field(compare=False, default=False)  # a second opinion on the rules'
 
 
 class ModelScreen:
@@ -91,12 +94,14 @@ class ModelScreen:
     ) -> None:
         self.model = model
         self.budget = budget
+        self.second_wait = SECOND_OPINION_WAIT  # how long a rules' reply waits for it
         self._load = load
         self._loaded = threading.Event()  # the model is here, or will never be
         if model is not None or load is None:
             self._loaded.set()
         self.skipped = 0  # messages left to the rules: over budget, shed, or the model failed
         self.read = 0  # messages the model read
+        self.lowered = 0  # rules' replies the second opinion took one step down
         self._reading_since: float | None = None  # when the message in hand was taken up
         self._queue: list[_Job] = []
         self._ready = threading.Condition()
@@ -182,14 +187,18 @@ class ModelScreen:
                 left = self._waiting.pop(job.chat, 1) - 1
                 if left:
                     self._waiting[job.chat] = left
-            result: CrisisMatch | None = None
+            # A second opinion not given leaves the rules' reply as it is, never none.
+            result: CrisisMatch | None = job.rules if job.second else None
             error: Exception | None = None
             late = time.monotonic() > job.deadline
             shed = backlog > BACKLOG and -job.priority < SHED_BELOW
             if model is not None and not late and not shed:
                 self._reading_since = time.monotonic()
                 try:
-                    result = model.assess(job.text, job.rules)
+                    if job.second and job.rules is not None:
+                        result = model.second_opinion(job.text, job.rules)
+                    else:
+                        result = model.assess(job.text, job.rules)
                 except Exception as exc:  # reported on the loop, as a type name
                     error = exc
                 finally:
@@ -238,6 +247,40 @@ class ModelScreen:
         except Exception as exc:
             log.warning("crisis model failed: %s", type(exc).__name__)
         return None
+
+    async def second_opinion(
+        self, text: str, rules: CrisisMatch, chat: Hashable = None
+    ) -> CrisisMatch | None:
+        """The rules' match as it should go out (CrisisModel.second_opinion): one step down
+        where the model reads the text as calm with confidence, None being no reply at all;
+        else as it is. It never waits for the loading (the rules' reply then goes out at
+        once), and at most `second_wait` for the reading, first in the queue: a reply
+        is waiting for it. Most crises are not held at all: the n-gram view, on the loop in
+        tens of microseconds, finds them worrying."""
+        model = self.model
+        if model is None or not model.needs_second_opinion(text):
+            return rules
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[CrisisMatch | None] = loop.create_future()
+        deadline = time.monotonic() + self.second_wait
+        with self._ready:
+            self._waiting[chat] = self._waiting.get(chat, 0) + 1
+            order = next(self._order)
+            job = _Job(-1, -math.inf, order, chat, text, rules, deadline, loop, future, True)
+            heapq.heappush(self._queue, job)
+            self._ready.notify()
+        self.start()
+        try:
+            weighed = await asyncio.wait_for(asyncio.shield(future), self.second_wait)
+        except TimeoutError:
+            log.debug("crisis model's second opinion over its wait; the rules' reply stands")
+            return rules
+        except Exception as exc:
+            log.warning("crisis model's second opinion failed: %s", type(exc).__name__)
+            return rules
+        if weighed is not rules:
+            self.lowered += 1
+        return weighed
 
     async def _until_loaded(self) -> bool:
         """Waits (on the event loop, no thread held) until the loading is over, starting it

@@ -97,12 +97,21 @@ class EarlyReplies:
 
     def __init__(self) -> None:
         self._by_update: Recent[int, Early] = Recent(EARLY_REMEMBERED)
+        self._calmed: Recent[int, bool] = Recent(EARLY_REMEMBERED)
 
     def put(self, update_id: int, early: Early) -> None:
         self._by_update[update_id] = early
 
     def take(self, update_id: int) -> Early | None:
         return self._by_update.pop(update_id)
+
+    def calmed(self, update_id: int) -> None:
+        """The early path sent nothing: the model's second opinion read the rules' check
+        as calm (the crisis group must not weigh it again)."""
+        self._calmed[update_id] = True
+
+    def was_calmed(self, update_id: int) -> bool:
+        return self._calmed.pop(update_id) is not None
 
 
 # The model's reading of each recent update, started on the early path, for the crisis group
@@ -229,7 +238,11 @@ async def reply_early(
     if not send:
         replies.put(update.update_id, (match, None, False))
         return
-    sent = await respond(update, context, match, message)
+    weighed = await _weighed(context, text, match, update)
+    if weighed is None:
+        replies.calmed(update.update_id)  # the crisis group below sends nothing either
+        return
+    sent = await respond(update, context, weighed, message)
     replies.put(update.update_id, (match, sent, context.crisis_quiet))
 
 
@@ -258,7 +271,10 @@ async def on_message(
     chat = update.effective_chat
     screen = context.services.crisis_screen
     # Computed once per message: the processor's screen (or the cover's check) noted it.
-    match = await screen.match_for(update.update_id, text, chat.id if chat else None)
+    match = None
+    if not replies.was_calmed(update.update_id):
+        match = await screen.match_for(update.update_id, text, chat.id if chat else None)
+        match = None if match is None else await _weighed(context, text, match, update)
     if match is None:
         await maybe_typed_country(update, context, text)
         return
@@ -268,6 +284,27 @@ async def on_message(
     except Exception as exc:
         # Whatever Telegram said, what they wrote must still be saved by the later groups.
         log.warning("crisis reply not sent: %s", type(exc).__name__)
+
+
+async def _weighed(
+    context: Context, text: str, match: CrisisMatch, update: Update
+) -> CrisisMatch | None:
+    """The rules' match with the model's second opinion (ModelScreen.second_opinion): one
+    step down where the model reads the text as calm with confidence (a check instead of
+    the emergency reply, no check instead of a check); as it is otherwise, or with no model."""
+    screen = context.services.crisis_model
+    if screen is None:
+        return match
+    chat = update.effective_chat
+    weighed = await screen.second_opinion(text, match, chat.id if chat else None)
+    if weighed is not match:
+        log.info(
+            "crisis second opinion: tier %s now %s, update=%s",
+            match.tier,
+            "-" if weighed is None else weighed.tier,
+            update.update_id,
+        )
+    return weighed
 
 
 async def respond(
