@@ -19,7 +19,9 @@ compares every slot of both parses, recursively, for each shape this module take
 from __future__ import annotations
 
 import datetime as dt
+from collections import deque
 from collections.abc import Iterator, Mapping
+from itertools import repeat
 from typing import Any, Generic, TypeVar
 
 from telegram import Bot, Chat, Message, TelegramObject, Update, User, constants
@@ -27,6 +29,7 @@ from telegram._utils import enum
 from telegram._utils.datetime import extract_tzinfo_from_defaults, from_timestamp
 
 T = TypeVar("T", bound=TelegramObject)
+_PUT = object.__setattr__
 
 _UPDATE_KEYS = frozenset({"update_id", "message"})
 # The message's keys, each one required: a plain text message, nothing more.
@@ -73,16 +76,16 @@ class _Blank(Generic[T]):
         if hasattr(made, "__dict__"):  # every slot copied means no attribute may live elsewhere
             raise TypeError(f"{type(made).__name__} has a __dict__")
         self.kind: type[T] = type(made)
-        self.values = tuple((name, getattr(made, name)) for name in _slot_names(self.kind))
+        self.names = tuple(_slot_names(self.kind))
+        self.values = tuple(getattr(made, name) for name in self.names)
 
     def make(self, bot: Bot, fields: Mapping[str, Any]) -> T:
         made = object.__new__(self.kind)
-        put = object.__setattr__  # past PTB's guard: the copy is frozen like the blank
-        for name, value in self.values:
-            put(made, name, value)
-        for name, value in fields.items():
-            put(made, name, value)
-        put(made, "_bot", bot)
+        # Past PTB's guard (the copy is frozen like the blank), the loop in C: a message
+        # has about 120 slots.
+        deque(map(_PUT, repeat(made, len(self.names)), self.names, self.values), maxlen=0)
+        deque(map(_PUT, repeat(made, len(fields)), fields.keys(), fields.values()), maxlen=0)
+        _PUT(made, "_bot", bot)
         return made
 
 
