@@ -25,7 +25,8 @@ many times a second throughout (issue 27's flood); the latency is still everyone
 Each run ends with one `RUN ...` line holding every figure docs/performance.md compares:
 the load average, the backlog not yet fetched at the end, the peak waiting in the bot,
 the crisis p50/p99/max, and the bot's CPU until every fetched update was handled, per
-update (ordinary, crisis and flood together).
+update (ordinary, crisis and flood together); `threads=` is each thread's CPU since the
+process started (seeding included), `threads_until_idle=` the same over the measured span.
 """
 
 from __future__ import annotations
@@ -206,20 +207,31 @@ async def _until_idle(runtime: Runtime, limit: float = 300) -> None:
         await asyncio.sleep(0.05)  # polling what the bot reports, bounded by the deadline
 
 
-def _thread_cpu() -> str:
-    """CPU seconds per thread of this process, by thread name (the loop's is MainThread):
-    where the CPU went when several threads share the GIL."""
+def _thread_seconds() -> dict[str, float]:
+    """CPU seconds per thread of this process since it started, by thread name (the loop's
+    is MainThread)."""
     ticks = os.sysconf("SC_CLK_TCK")
-    parts = []
+    seconds: dict[str, float] = {}
     for thread in threading.enumerate():
         try:
             stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
         except OSError:
             continue
         fields = stat.rsplit(")", 1)[1].split()
-        seconds = (int(fields[11]) + int(fields[12])) / ticks
-        if seconds >= 0.1:
-            parts.append(f"{thread.name.split('_')[0]}:{seconds:.1f}")
+        name = thread.name.split("_")[0].split(" ")[0]
+        seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
+
+
+def _thread_cpu(before: dict[str, float] | None = None) -> str:
+    """CPU seconds per thread (since `before`, if given): where the CPU went when several
+    threads share the GIL."""
+    start = before or {}
+    parts = []
+    for name, seconds in _thread_seconds().items():
+        spent = seconds - start.get(name, 0.0)
+        if spent >= 0.1:
+            parts.append(f"{name}:{spent:.1f}")
     return ",".join(parts)
 
 
@@ -292,6 +304,7 @@ async def bench_latency(
         # The event loop thread's own CPU: wall time would count its waits for the GIL.
         profiler = cProfile.Profile(time.thread_time) if profile else None
         cpu_before = time.process_time()
+        threads_before = _thread_seconds()
         peak = [0]
         gc_time = GcTime(time.perf_counter)
         gc.callbacks.append(gc_time)
@@ -312,6 +325,7 @@ async def bench_latency(
         # under overload the model reads fewer, and costs less.
         model_skipped = getattr(runtime.services.crisis_model, "skipped", "-")
         threads = _thread_cpu()
+        threads_window = _thread_cpu(threads_before)
         await runtime.stop()
     parent.send("done")
     process.join()
@@ -349,7 +363,7 @@ async def bench_latency(
         f" cpu_per_update={cpu / max(updates, 1) * 1000:.2f}ms rss={rss:.0f}MB"
         f" gc={gc_time.seconds:.2f}s/{gc_time.collections}"
         f" gc_longest={gc_time.longest * 1000:.1f}ms/gen{gc_time.longest_generation}"
-        f" threads={threads}"
+        f" threads={threads} threads_until_idle={threads_window}"
     )
 
 

@@ -55,8 +55,14 @@ def versioned_slot(slot: str, version: int) -> str:
 
 
 def seal(key: bytes, key_id: int, plaintext: bytes, aad: bytes) -> bytes:
+    return seal_with(AESGCM(key), key_id, plaintext, aad)
+
+
+def seal_with(aead: AESGCM, key_id: int, plaintext: bytes, aad: bytes) -> bytes:
+    """`seal` with the key's cipher object already made (see `unseal_with`): every save
+    of a profile seals it. A fresh random nonce each time, as `seal`."""
     nonce = os.urandom(NONCE_BYTES)
-    return _HEADER.pack(FORMAT_VERSION, key_id) + nonce + AESGCM(key).encrypt(nonce, plaintext, aad)
+    return _HEADER.pack(FORMAT_VERSION, key_id) + nonce + aead.encrypt(nonce, plaintext, aad)
 
 
 def key_id_of(blob: bytes) -> int:
@@ -142,7 +148,7 @@ class PersonCipher:
         return f"PersonCipher(owner={self.owner[:8]}…)"
 
     def seal_text(self, slot: str, text: str) -> bytes:
-        return seal(self.data_key, DATA_KEY_ID, text.encode(), associated_data(self.owner, slot))
+        return self.seal_bytes(slot, text.encode())
 
     def open_text(self, slot: str, blob: bytes) -> str:
         return self.open_bytes(slot, blob).decode()
@@ -153,7 +159,7 @@ class PersonCipher:
 
     def seal_bytes(self, slot: str, data: bytes) -> bytes:
         """Bytes (a photo, a voice note) sealed exactly as texts are, under their own slot."""
-        return seal(self.data_key, DATA_KEY_ID, data, associated_data(self.owner, slot))
+        return seal_with(self._aead, DATA_KEY_ID, data, associated_data(self.owner, slot))
 
     def open_bytes(self, slot: str, blob: bytes) -> bytes:
         return unseal_with(self._aead, DATA_KEY_ID, blob, associated_data(self.owner, slot))

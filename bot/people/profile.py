@@ -193,12 +193,14 @@ class Profile:
         loose = dict(self._loose)
         parts = dict(self._stored)
         records = list(self._open.values())
-        for kind in kinds:
+        # Nothing loose (every profile once saved in the records' layout): no record is
+        # still flat, and none has flat keys to take out (issue 25: every save runs this).
+        for kind in kinds if loose else ():
             flat = any(name in loose for name in kind.flat_keys())
             if flat and kind.KEY not in self._open and kind.KEY not in parts:
                 records.append(kind.from_flat(loose))
         for record in records:
-            if record.KEY not in self._stored:  # read from the flat layout: it leaves it
+            if loose and record.KEY not in self._stored:  # from the flat layout: it leaves it
                 for name in record.flat_keys():
                     loose.pop(name, None)
             before = self._stored.get(record.KEY)

@@ -37,6 +37,7 @@ from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest
 
+from bot.transport.lean_update import lean_update
 from bot.transport.ordering import CrisisFirstUpdateProcessor, Seen
 
 log = logging.getLogger(__name__)
@@ -209,8 +210,9 @@ class MainBot(ExtBot[Any]):
         """One raw update, parsed; None (logged by id and type, counted) if it cannot be."""
         update_id = update_id_of(raw)
         try:
-            # Without an id it is no update: {} fails as such (PTB requires update_id).
-            update = Update.de_json(
+            # The common shape without PTB's general parser (the same objects); without an
+            # id it is no update: {} fails as such (PTB requires update_id).
+            update = lean_update(raw, self) or Update.de_json(
                 raw if isinstance(raw, dict) and update_id is not None else {}, self
             )
             self.insert_callback_data(update)

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bot import crypto
 from bot.crypto import (
     HEADER_BYTES,
     CryptoError,
@@ -30,6 +32,29 @@ def test_every_seal_uses_a_fresh_nonce() -> None:
     cipher = PersonCipher(OWNER_A, random_key())
     blobs = {cipher.seal_text("s", "same words") for _ in range(50)}
     assert len(blobs) == 50
+
+
+def test_a_person_s_seals_make_their_cipher_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every save seals the profile (issue 25): the AES-GCM object is made once per person,
+    as for opening, and what it seals opens with a cipher made afresh, each nonce new."""
+    made: list[bytes] = []
+    real = crypto.AESGCM
+
+    def counting(key: bytes) -> AESGCM:
+        made.append(key)
+        return real(key)
+
+    key = random_key()
+    cipher = PersonCipher(OWNER_A, key)
+    monkeypatch.setattr(crypto, "AESGCM", counting)
+    blobs = [cipher.seal_text("profile", "the same words") for _ in range(5)]
+    blobs.append(cipher.seal_bytes("photo", b"bytes"))
+    assert made == [key]
+    assert len(set(blobs)) == 6
+    monkeypatch.setattr(crypto, "AESGCM", real)
+    fresh = PersonCipher(OWNER_A, key)
+    assert {fresh.open_text("profile", b) for b in blobs[:5]} == {"the same words"}
+    assert fresh.open_bytes("photo", blobs[5]) == b"bytes"
 
 
 def test_ciphertext_hides_the_plaintext() -> None:
