@@ -369,8 +369,11 @@ class CrisisModel:
         the emergency reply a check, a check nothing) where the model reads the text as
         calm with confidence (P(crisis) below EMERGENCY_CALM_BELOW for the emergency reply,
         CHECK_CALM_BELOW for a check), as it is otherwise."""
-        if not self.needs_second_opinion(text):
-            return rules
+        return self.weigh(text, rules) if self.needs_second_opinion(text) else rules
+
+    def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        """`second_opinion`'s reading, for a text that needs one (ModelScreen's worker: the
+        loop asked `needs_second_opinion` before queuing it)."""
         # Read whole, a message dilutes a crisis told at the end of a sentence about the
         # day ("long day at work, made dinner, then he came back and he has a knife" read
         # 0.08, its last clause 0.99), and a plea that is a sentence of its own ("AU

@@ -196,7 +196,7 @@ class ModelScreen:
                 self._reading_since = time.monotonic()
                 try:
                     if job.second and job.rules is not None:
-                        result = model.second_opinion(job.text, job.rules)
+                        result = model.weigh(job.text, job.rules)
                     else:
                         result = model.assess(job.text, job.rules)
                 except Exception as exc:  # reported on the loop, as a type name

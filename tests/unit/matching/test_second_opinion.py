@@ -137,9 +137,9 @@ async def test_the_screen_gives_the_second_opinion_first_in_the_queue() -> None:
             read.append(text)
             return super().assess(text, rules)
 
-        def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
             read.append(text)
-            return super().second_opinion(text, rules)
+            return super().weigh(text, rules)
 
     base = knife_model()
     screen = ModelScreen(Recording(base.head, None), budget=10.0)
@@ -161,7 +161,7 @@ async def test_a_slow_loading_or_failing_model_leaves_the_rules_reply_as_it_is()
     release = threading.Event()
 
     class Slow(CrisisModel):
-        def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
             release.wait(5)
             return None
 
@@ -172,7 +172,7 @@ async def test_a_slow_loading_or_failing_model_leaves_the_rules_reply_as_it_is()
     release.set()
 
     class Failing(CrisisModel):
-        def second_opinion(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
             raise RuntimeError("the encoder broke")
 
     screen = ModelScreen(Failing(base.head, None))
