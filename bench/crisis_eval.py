@@ -208,7 +208,7 @@ def main() -> None:
         weighed = found
         if model is not None and found is not None:
             # The model's second opinion on the rules' emergency reply, as the bot asks it.
-            weighed = model.second_opinion(row["text"], found)
+            weighed = model.second_opinion(row["text"], found, detector.detect)
             lowered += weighed is not found
         added = model.assess(row["text"], found) if model is not None else None
         added = temper(added, row["text"], detector.tempered)

@@ -39,6 +39,13 @@ _WORD = re.compile(r"[^\W\d_]+")  # a run of letters, in any script
 SECOND_OPINION_ABOVE = 0.0
 EMERGENCY_CALM_BELOW = 0.1
 CHECK_CALM_BELOW = 0.05
+# Below this the model is so sure that the rules' emergency reply is withdrawn, not turned
+# into a check: "the health insurance strangles me, 500 francs a month" read 0.00. On every
+# labelled set (the spent sets, D1-D3, the older held-out sets and crisis_eval.tsv) the
+# lowest P(crisis) of a crisis among the rules' emergencies that wait is 0.072 (117 of
+# them); 8 of the 400 calm texts of the spent v12 and v13 read below 0.02 (docs/crisis.md,
+# "twelfth pass").
+EMERGENCY_WITHDRAWN_BELOW = 0.02
 # How long the rules' reply waits for that reading (its place is first in the model's
 # queue, so this bounds a message being read already and a loaded machine); past it, or
 # if the model is loading or absent, the rules' reply goes out as it is.
@@ -61,9 +68,15 @@ def second_opinion_wanted(text: str) -> bool:
     return word_count(text) >= CERTAIN_WORDS
 
 
-def one_step_down(match: CrisisMatch) -> CrisisMatch | None:
-    """The emergency reply as a check; a check as nothing."""
-    return lowered(match) if match.certain else None
+def weighed(match: CrisisMatch, calm_reading: float) -> CrisisMatch | None:
+    """The rules' match after the model's second opinion, its P(crisis) `calm_reading`
+    (the most worrying piece's): as it is, one step down, or for an emergency reply read
+    as surely calm, nothing."""
+    if match.certain:
+        if calm_reading < EMERGENCY_WITHDRAWN_BELOW:
+            return None
+        return match if calm_reading >= EMERGENCY_CALM_BELOW else lowered(match)
+    return match if calm_reading >= CHECK_CALM_BELOW else None
 
 
 def lowered(match: CrisisMatch) -> CrisisMatch:

@@ -13,7 +13,7 @@ from bot.emulator import SentMessage
 from bot.features.crisis import screen as crisis_screen
 from bot.matching.crisis_model import CrisisModel
 from tests.helpers.bot import USER, BotUnderTest, make_settings
-from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CRISES
+from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CALM_WITHDRAWN, CRISES
 from tests.helpers.worksheets import answer, begin, has_button, labels, saved_answers, sheet
 
 CHECK = "Are you safe right now?"
@@ -178,7 +178,7 @@ async def test_without_the_model_the_rules_still_answer(
 async def test_a_calm_text_the_rules_alarm_on_goes_one_step_down(model_bot: BotUnderTest) -> None:
     """The model's second opinion on the rules' reply: a scout troop's first-aid evening
     gets the safety check, not the emergency reply; a crime drama about stalking gets no
-    check; a crisis keeps the emergency reply."""
+    check, nor does a class's film about a threat; a crisis keeps the emergency reply."""
     bot = model_bot
     detector = bot.services.content.detector
     assert (found := detector.detect(CALM_EMERGENCY)) is not None and found.certain
@@ -188,6 +188,10 @@ async def test_a_calm_text_the_rules_alarm_on_goes_one_step_down(model_bot: BotU
     reply = await bot.next(predicate=answered)
     assert CHECK in (reply.text or "")  # asked, not the emergency numbers
     await bot.send(CALM_CHECK)
+    await bot.settle()
+    assert not [m for m in bot.unread() if answered(m)]
+    assert (found := detector.detect(CALM_WITHDRAWN)) is not None and found.certain
+    await bot.send(CALM_WITHDRAWN)  # read as calm beyond doubt: the emergency reply withdrawn
     await bot.settle()
     assert not [m for m in bot.unread() if answered(m)]
     await bot.send(CRISES[0])

@@ -14,6 +14,11 @@ CALM_EMERGENCY = (
     "our scout troop learned the recovery position and what to do if someone overdoses "
     "on a camping trip"
 )
+# ... and one it reads as calm beyond doubt (P(crisis) below EMERGENCY_WITHDRAWN_BELOW).
+CALM_WITHDRAWN = (
+    "we watched a film in class about a man who threatened to kill his wife, we had to write "
+    "an essay"
+)
 CALM_CHECK = "the crime drama last night was about a man stalking his ex, well acted but heavy"
 CRISES = (
     "he's outside my door right now and he has a knife, please help",
@@ -28,6 +33,12 @@ DILUTED = (
     "holding a knife",
     "Le chauffagiste est venu ce matin pour la chaudière. AU SECOURS. On a mangé chez ma "
     "tante ce midi.",
+)
+# Calm texts whose last clause, read alone, the shipped model finds worrying (it has lost
+# what made the text calm), though the rules find nothing in it.
+CALM_LAST_CLAUSE = (
+    "nursing school today was all about overdoses and how to treat them, hope i can help people",
+    "my little brother asked what rape means after the news, how do i help him understand",
 )
 
 

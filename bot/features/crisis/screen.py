@@ -44,7 +44,7 @@ from bot.matching.crisis import CrisisMatch
 from bot.matching.model_gate import SECOND_OPINION_WAIT
 
 if TYPE_CHECKING:  # numpy and the encoder load after the first poll: `load_model` below
-    from bot.matching.crisis_model import CrisisModel
+    from bot.matching.crisis_model import CrisisModel, Detect
 
 log = logging.getLogger(__name__)
 
@@ -78,6 +78,7 @@ class _Job:
     loop: asyncio.AbstractEventLoop = field(compare=False)
     future: asyncio.Future[CrisisMatch | None] = field(compare=False)
     second: bool = field(compare=False, default=False)  # a second opinion on the rules'
+    detect: Detect | None = field(compare=False, default=None)  # the rules, for `weigh`
 
 
 class ModelScreen:
@@ -196,7 +197,7 @@ class ModelScreen:
                 self._reading_since = time.monotonic()
                 try:
                     if job.second and job.rules is not None:
-                        result = model.weigh(job.text, job.rules)
+                        result = model.weigh(job.text, job.rules, job.detect)
                     else:
                         result = model.assess(job.text, job.rules)
                 except Exception as exc:  # reported on the loop, as a type name
@@ -249,7 +250,11 @@ class ModelScreen:
         return None
 
     async def second_opinion(
-        self, text: str, rules: CrisisMatch, chat: Hashable = None
+        self,
+        text: str,
+        rules: CrisisMatch,
+        chat: Hashable = None,
+        detect: Detect | None = None,
     ) -> CrisisMatch | None:
         """The rules' match as it should go out (CrisisModel.second_opinion): one step down
         where the model reads the text as calm with confidence, None being no reply at all;
@@ -266,7 +271,9 @@ class ModelScreen:
         with self._ready:
             self._waiting[chat] = self._waiting.get(chat, 0) + 1
             order = next(self._order)
-            job = _Job(-1, -math.inf, order, chat, text, rules, deadline, loop, future, True)
+            job = _Job(
+                -1, -math.inf, order, chat, text, rules, deadline, loop, future, True, detect
+            )
             heapq.heappush(self._queue, job)
             self._ready.notify()
         self.start()

@@ -21,13 +21,22 @@ from bot.matching.crisis_model import (
     HEAD_FILE,
     KINDS,
     CrisisModel,
+    Detect,
     Head,
     Thresholds,
     View,
     char_grams,
 )
-from bot.matching.model_gate import EMERGENCY_CALM_BELOW
-from tests.helpers.crisis_model import CALM_CHECK, CALM_EMERGENCY, CRISES, DILUTED
+from bot.matching.model_gate import EMERGENCY_CALM_BELOW, EMERGENCY_WITHDRAWN_BELOW
+from bot.matching.sentences import clauses
+from tests.helpers.crisis_model import (
+    CALM_CHECK,
+    CALM_EMERGENCY,
+    CALM_LAST_CLAUSE,
+    CALM_WITHDRAWN,
+    CRISES,
+    DILUTED,
+)
 
 BUCKETS = 1 << 10
 ROWS = 1 + len(KINDS) + 1
@@ -51,13 +60,25 @@ def knife_model(calm_logit: float = -6.0) -> CrisisModel:
 
 
 def test_a_calm_text_goes_one_step_down_and_a_crisis_keeps_its_reply() -> None:
-    model = knife_model()
+    model = knife_model(calm_logit=-3.2)  # P(crisis) of CALM_TEXT about 0.04
     down = model.second_opinion(CALM_TEXT, EMERGENCY)
     assert down is not None and down.tier == UNCERTAIN and down.kind == EMERGENCY.kind
     assert model.second_opinion(CALM_TEXT, CHECK) is None
     knife = "he has a knife and he is at the door"
     assert not model.needs_second_opinion(knife)  # worrying at a glance: it never waits
     assert model.second_opinion(knife, EMERGENCY) is EMERGENCY
+
+
+def test_an_emergency_reply_read_as_surely_calm_is_withdrawn() -> None:
+    model = knife_model()  # P(crisis) of CALM_TEXT about 0.0025
+    score = model.score(CALM_TEXT)
+    assert score is not None and score.crisis < EMERGENCY_WITHDRAWN_BELOW
+    assert model.second_opinion(CALM_TEXT, EMERGENCY) is None
+    near = knife_model(calm_logit=-3.8)  # about 0.022: just above, a check
+    score = near.score(CALM_TEXT)
+    assert score is not None and score.crisis >= EMERGENCY_WITHDRAWN_BELOW
+    down = near.second_opinion(CALM_TEXT, EMERGENCY)
+    assert down is not None and down.tier == UNCERTAIN
 
 
 def test_a_check_needs_a_calmer_reading_to_be_withdrawn_than_an_emergency_to_be_asked() -> None:
@@ -91,6 +112,9 @@ def test_the_shipped_model_weighs_the_shipped_rules() -> None:
     rules = detector.detect(CALM_CHECK)
     assert rules is not None and not rules.certain
     assert model.second_opinion(CALM_CHECK, rules) is None
+    rules = detector.detect(CALM_WITHDRAWN)
+    assert rules is not None and rules.certain
+    assert model.second_opinion(CALM_WITHDRAWN, rules) is None
     for text in CRISES:
         rules = detector.detect(text)
         assert rules is not None and rules.certain, text
@@ -110,7 +134,25 @@ def test_a_crisis_diluted_in_the_days_news_keeps_its_reply() -> None:
         whole = model.score(text)
         assert whole is not None and whole.crisis < EMERGENCY_CALM_BELOW, text
         assert model.needs_second_opinion(text), text
-        assert model.second_opinion(text, rules) is rules, text
+        assert model.second_opinion(text, rules, detector.detect) is rules, text
+
+
+def test_a_last_clause_without_the_rules_words_is_not_read_alone() -> None:
+    """Read alone, "how do i help him understand" sounds like a plea; it is read alone only
+    where the rules find their crisis in it, so these calm texts go one step down."""
+    detector = load_content().detector
+    model = crisis_screen.shared_model(HEAD_FILE)
+    assert model is not None
+    for text in CALM_LAST_CLAUSE:
+        rules = detector.detect(text)
+        assert rules is not None and rules.certain, text
+        last = clauses(text)[-1]
+        assert detector.detect(last) is None, text
+        alone = model.score(last)
+        assert alone is not None and alone.crisis >= EMERGENCY_CALM_BELOW, text
+        assert model.needs_second_opinion(text), text
+        down = model.second_opinion(text, rules, detector.detect)
+        assert down is None or down.tier == UNCERTAIN, text
 
 
 def test_crises_keep_their_reply_when_the_encoder_reads_them_all(
@@ -137,11 +179,13 @@ async def test_the_screen_gives_the_second_opinion_first_in_the_queue() -> None:
             read.append(text)
             return super().assess(text, rules)
 
-        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(
+            self, text: str, rules: CrisisMatch, detect: Detect | None = None
+        ) -> CrisisMatch | None:
             read.append(text)
-            return super().weigh(text, rules)
+            return super().weigh(text, rules, detect)
 
-    base = knife_model()
+    base = knife_model(calm_logit=-3.2)  # CALM_TEXT one step down, not withdrawn
     screen = ModelScreen(Recording(base.head, None), budget=10.0)
     screen.second_wait = 10.0
     blocker = asyncio.create_task(screen.assess("first in", None, 1))
@@ -161,7 +205,9 @@ async def test_a_slow_loading_or_failing_model_leaves_the_rules_reply_as_it_is()
     release = threading.Event()
 
     class Slow(CrisisModel):
-        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(
+            self, text: str, rules: CrisisMatch, detect: Detect | None = None
+        ) -> CrisisMatch | None:
             release.wait(5)
             return None
 
@@ -172,7 +218,9 @@ async def test_a_slow_loading_or_failing_model_leaves_the_rules_reply_as_it_is()
     release.set()
 
     class Failing(CrisisModel):
-        def weigh(self, text: str, rules: CrisisMatch) -> CrisisMatch | None:
+        def weigh(
+            self, text: str, rules: CrisisMatch, detect: Detect | None = None
+        ) -> CrisisMatch | None:
             raise RuntimeError("the encoder broke")
 
     screen = ModelScreen(Failing(base.head, None))

@@ -296,7 +296,8 @@ async def _weighed(
     if screen is None:
         return match
     chat = update.effective_chat
-    weighed = await screen.second_opinion(text, match, chat.id if chat else None)
+    detect = context.services.content.detector.detect
+    weighed = await screen.second_opinion(text, match, chat.id if chat else None, detect)
     if weighed is not match:
         log.info(
             "crisis second opinion: tier %s now %s, update=%s",
