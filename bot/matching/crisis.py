@@ -436,7 +436,11 @@ class CrisisDetector:
         if not kept:
             return None
         tier = min(t for _, t in kept)
-        best = min((c for c, t in kept if t == tier), key=lambda c: _URGENCY.index(c.kind))
+        # By name among equals: the scan's order follows the hash seed, and the category
+        # named in figures and tests should not change from one process to the next.
+        best = min(
+            (c for c, t in kept if t == tier), key=lambda c: (_URGENCY.index(c.kind), c.name)
+        )
         return CrisisMatch(
             kind=best.kind,
             kinds=frozenset(c.kind for c, _ in kept),

@@ -1,6 +1,7 @@
-"""The rules' typo guess is the same in every process: it took the first one-deletion form
+"""The rules read a message alike in every process. The typo guess took the first one-deletion form
 found in a set, whose order follows the process's hash seed, so one message got a check in
-one process and nothing in another (found by comparing two runs over the training data)."""
+one process and nothing in another (found by comparing two runs over the training data);
+and where two categories of one kind matched, the one named followed the scan's order."""
 
 from __future__ import annotations
 
@@ -14,6 +15,11 @@ TEXTS = [
     "me ha dicho que un dia me echa algo en el cafe y ni me entero",
     "hij trok de sjaal om mijn nek strakker en strakker tot alles zwart werd",
     "de kinderen spelen cowboys en indianen en schieten elkaar dood met stokken haha",
+    # Two categories of one kind found at once: the one named followed the scan's order.
+    "he tried to strangle me with the dog leash",
+    "amenaza con llevarse a mis hijos",
+    "I keep cutting myself",
+    "si no pago la factura mi marido me va a matar",
 ]
 
 READ = """
