@@ -48,7 +48,8 @@ How a message is read:
   are tried, and each only in a window of text around its anchor. Most messages try none.
   The cost does not grow with the number of patterns a message does not touch.
 - `not_crisis` spans remove any match they share a word with; `past` markers lower tier 1
-  to tier 2 in their own sentence, as `jest` (laughter) does, `safe_now` anywhere in the
+  to tier 2 in their own sentence, as `jest` (laughter) and `framed` (a class, a sport, a
+  story, the writer's work) do, `safe_now` anywhere in the
   message, for the categories that list them in `lowered_by`; a lowered tier-2 finding is
   dropped. `not_a_plea` spans remove only the general findings (a plea, distress) they
   share a word with. Then the best tier
@@ -73,6 +74,7 @@ from typing import Any
 
 from bot.matching.crisis_kinds import (
     CERTAIN,
+    FRAMED,
     JEST,
     LOWERINGS,
     NOT_A_PLEA,
@@ -306,12 +308,13 @@ class CrisisDetector:
         whole: list[bool] | None = None,
         tempering: list[bool] | None = None,
     ) -> list[tuple[Category, int, frozenset[str]]]:
-        """(category, tier, what lowers it here: PAST and JEST in its sentence, SAFE_NOW in
+        """(category, tier, what lowers it here: PAST, JEST, FRAMED in its sentence, SAFE_NOW in
         the message) of every term not inside a not_crisis span. `whole` (if given) gets
         True when, in some reading, those terms cover every word of the message."""
         found: list[tuple[Category, int, int]] = []  # category, tier, sentence
         past: set[int] = set()
         jest: set[int] = set()
+        framed: set[int] = set()
         safe = False
         for words, starts, guessed in self._readings(sentences):
             lowered = [w.lower() for w in words] if guessed else words
@@ -346,11 +349,13 @@ class CrisisDetector:
                     past.add(bisect.bisect_right(offsets, m_start) - 1)
                 elif entry.role == JEST:
                     jest.add(bisect.bisect_right(offsets, m_start) - 1)
+                elif entry.role == FRAMED:
+                    framed.add(bisect.bisect_right(offsets, m_start) - 1)
                 elif entry.role == SAFE_NOW:
                     safe = True
                 else:
                     hits.append((entry, m_start, m_end))
-            if tempering is not None and (shields or not_pleas or jest):
+            if tempering is not None and (shields or not_pleas or jest or framed):
                 tempering.append(True)
             # Someone else's threat holds the words of a wish to die ("il a dit qu'il allait
             # me tuer" holds "me tuer"): inside a danger match they are the threat, so the
@@ -398,7 +403,11 @@ class CrisisDetector:
                 t,
                 frozenset(
                     name
-                    for name, holds in ((PAST, sentence in past), (JEST, sentence in jest))
+                    for name, holds in (
+                        (PAST, sentence in past),
+                        (JEST, sentence in jest),
+                        (FRAMED, sentence in framed),
+                    )
                     if holds
                 )
                 | ({SAFE_NOW} if safe else frozenset()),

@@ -52,9 +52,14 @@ JEST = "jest"
 # distress) they share a word with, never a danger one ("if I call the police he'll kill
 # me" is a threat).
 NOT_A_PLEA = "not_a_plea"
-ROLES = (SHIELD, PAST, SAFE_NOW, JEST, NOT_A_PLEA)
+# The sentence tells of a class, a sport, a story or the writer's work, not of their life ("we
+# learnt to get out of a chokehold at krav maga", "a crime novel where he strangles them",
+# "nurse here, two overdoses tonight"): the rules ask instead of alarming, and the model,
+# which reads the whole sentence, may still send the emergency reply.
+FRAMED = "framed"
+ROLES = (SHIELD, PAST, SAFE_NOW, JEST, NOT_A_PLEA, FRAMED)
 WORDS = "words"  # a language's named word lists, used in patterns as @name
-LOWERINGS = (PAST, SAFE_NOW, JEST)
+LOWERINGS = (PAST, SAFE_NOW, JEST, FRAMED)
 
 
 @dataclass(frozen=True)
@@ -62,11 +67,11 @@ class Category:
     name: str
     kind: CrisisKind
     tier: int
-    lowered_by: frozenset[str]  # PAST, SAFE_NOW, JEST: what turns its tier 1 into tier 2
+    lowered_by: frozenset[str]  # PAST, SAFE_NOW, JEST, FRAMED: what turns its tier 1 into 2
 
 
 def lowered_tier(category: Category, tier: int, present: frozenset[str]) -> int:
-    """Past, "safe now" or laughter (once, whichever applies) turn tier 1 into 2 and drop a
+    """Past, "safe now", laughter or a frame (once, whichever applies) turn tier 1 into 2 and drop a
     tier-2 finding (0): "I was scared of him back then" is not a crisis."""
     if category.lowered_by.isdisjoint(present):
         return tier

@@ -399,8 +399,8 @@ class CrisisModel:
         v13 the second opinion took 18 of the 33 calm texts that waited down instead of 8;
         two past dangers told as past lost their check ("I felt unsafe back then, I'm safe
         now") and one non-urgent crisis got a check for the emergency reply (docs/crisis.md,
-        "The twelfth pass"). Not every clause: "he used to choke me" alone is a crisis, with "that was
-        years ago, I'm safe" after it it is not."""
+        "The twelfth pass"). Not every clause: "he used to choke me" alone is a crisis, with
+        "that was years ago, I'm safe" after it it is not."""
         if detect is None:
             return []
         last = [c for c in clauses(text) if word_count(c) >= MIN_WORDS][-1:]

@@ -15,10 +15,8 @@ CALM_EMERGENCY = (
     "on a camping trip"
 )
 # ... and one it reads as calm beyond doubt (P(crisis) below EMERGENCY_WITHDRAWN_BELOW).
-CALM_WITHDRAWN = (
-    "we watched a film in class about a man who threatened to kill his wife, we had to write "
-    "an essay"
-)
+# Not "a film in class": a film frames its sentence, and the rules only ask there.
+CALM_WITHDRAWN = "our history lesson was about a king who threatened to kill his own brother"
 CALM_CHECK = "the crime drama last night was about a man stalking his ex, well acted but heavy"
 CRISES = (
     "he's outside my door right now and he has a knife, please help",

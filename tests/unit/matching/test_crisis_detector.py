@@ -306,6 +306,30 @@ def test_the_past_is_scoped_to_its_sentence() -> None:
     assert _tier("Years ago he threatened to kill me.") == 2
 
 
+def test_a_class_a_story_or_a_job_frames_its_sentence() -> None:
+    # A sentence about a class, a story or the writer's work asks instead of alarming; the
+    # frame's own sentence only, and never the help word.
+    for message in [
+        "at krav maga tonight we practised what to do when someone grabs you by the neck",
+        "nurse here, rough shift, two overdoses tonight, just venting",
+        "estoy leyendo una novela negra donde el asesino estrangula a las víctimas",
+        "na aula de jiu-jitsu hoje treinamos estrangulamento",
+        "bij judo werd ik gewurgd door mijn trainingsmaatje tot ik moest afkloppen",
+    ]:
+        assert _tier(message) == 2, message
+    assert _tier("I watched a film last night. He choked me after it.") == 1
+    assert _tier("he choked me last night") == 1
+    assert _tier("y m'a étranglée tantôt") == 1  # "tantôt" is not the German "Tatort"
+    assert _tier("il m'a forcée cette nuit") == 1  # "m'a" is not "mma" once letters collapse
+    assert _tier("help") == 1
+
+
+def test_a_frame_tempers_the_model_too() -> None:
+    # The rules know the frame, so the model's emergency reply there becomes a check.
+    assert _detector().tempered("watched a documentary about suicide in class today")
+    assert not _detector().tempered("he is outside my door with a knife")
+
+
 def test_a_crisis_sentence_inside_a_long_message() -> None:
     filler = "Today I went to the shop, made soup, called my mum and folded laundry. " * 40
     assert _tier(filler + "He is outside with a knife. " + filler) == 1
