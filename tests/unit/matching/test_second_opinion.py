@@ -16,7 +16,7 @@ from bot.content.loader import load_content
 from bot.features.crisis import screen as crisis_screen
 from bot.features.crisis.screen import ModelScreen
 from bot.matching import crisis_model
-from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisKind, CrisisMatch
+from bot.matching.crisis import CERTAIN, UNCERTAIN, CrisisDetector, CrisisKind, CrisisMatch
 from bot.matching.crisis_model import (
     HEAD_FILE,
     KINDS,
@@ -99,12 +99,17 @@ def test_short_pleas_never_wait_for_the_model() -> None:
         assert model.second_opinion(text, EMERGENCY) is EMERGENCY
 
 
+def _shipped() -> tuple[CrisisDetector, CrisisModel]:
+    """The shipped rules and model, its encoder loaded."""
+    model = crisis_screen.shared_model(HEAD_FILE)
+    assert model is not None and model.encoder is not None
+    return load_content().detector, model
+
+
 def test_the_shipped_model_weighs_the_shipped_rules() -> None:
     """With the real rules and encoder: the calm texts go down, the crises keep the
     emergency reply even when the encoder is asked about every one of them."""
-    detector = load_content().detector
-    model = crisis_screen.shared_model(HEAD_FILE)
-    assert model is not None and model.encoder is not None
+    detector, model = _shipped()
     rules = detector.detect(CALM_EMERGENCY)
     assert rules is not None and rules.certain
     down = model.second_opinion(CALM_EMERGENCY, rules)
@@ -125,9 +130,7 @@ def test_a_crisis_diluted_in_the_days_news_keeps_its_reply() -> None:
     """Read whole these are calm to the model; their last clause or their short sentence,
     read alone, is not (one such line of an older set went from the emergency reply to a
     check before the second opinion read them)."""
-    detector = load_content().detector
-    model = crisis_screen.shared_model(HEAD_FILE)
-    assert model is not None
+    detector, model = _shipped()
     for text in DILUTED:
         rules = detector.detect(text)
         assert rules is not None and rules.certain, text
@@ -140,9 +143,7 @@ def test_a_crisis_diluted_in_the_days_news_keeps_its_reply() -> None:
 def test_a_last_clause_without_the_rules_words_is_not_read_alone() -> None:
     """Read alone, "how do i help him understand" sounds like a plea; it is read alone only
     where the rules find their crisis in it, so these calm texts go one step down."""
-    detector = load_content().detector
-    model = crisis_screen.shared_model(HEAD_FILE)
-    assert model is not None
+    detector, model = _shipped()
     for text in CALM_LAST_CLAUSE:
         rules = detector.detect(text)
         assert rules is not None and rules.certain, text
@@ -158,9 +159,7 @@ def test_a_last_clause_without_the_rules_words_is_not_read_alone() -> None:
 def test_crises_keep_their_reply_when_the_encoder_reads_them_all(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    detector = load_content().detector
-    model = crisis_screen.shared_model(HEAD_FILE)
-    assert model is not None
+    detector, model = _shipped()
     monkeypatch.setattr(crisis_model, "SECOND_OPINION_ABOVE", math.inf)
     for text in CRISES:
         assert model.needs_second_opinion(text)
