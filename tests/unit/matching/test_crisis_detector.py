@@ -324,6 +324,24 @@ def test_a_class_a_story_or_a_job_frames_its_sentence() -> None:
     assert _tier("help") == 1
 
 
+def test_sos_as_a_phones_feature_or_a_lines_name_is_no_plea() -> None:
+    for message in [
+        "can i put an sos button on my dad's old phone",
+        "écoutante à sos amitié depuis deux ans",
+        "quero ser voluntária na sos voz amiga",
+        "kan ik een sos knop instellen op zijn nokia",
+        "wie stell ich ein was bei notfall auf dem sperrbildschirm steht",
+    ]:
+        assert _tier(message) == 0, message
+    assert _tier("sos") == 1
+    assert _tier("notfall") == 1
+
+
+def test_a_strangling_said_laughing_asks() -> None:
+    assert _tier("my mum said she'd strangle me if i forgot the milk again lol") == 2
+    assert _tier("he strangled me last night") == 1
+
+
 def test_a_frame_tempers_the_model_too() -> None:
     # The rules know the frame, so the model's emergency reply there becomes a check.
     assert _detector().tempered("watched a documentary about suicide in class today")
