@@ -337,6 +337,12 @@ def test_sos_as_a_phones_feature_or_a_lines_name_is_no_plea() -> None:
     assert _tier("notfall") == 1
 
 
+def test_a_haircut_or_a_power_cut_is_not_self_harm() -> None:
+    assert _tier("he pedido cita para cortarme el pelo corto, qué nervios") == 0
+    assert _tier("se me cortó la luz en medio de la receta") == 0
+    assert _tier("me corté el pelo y me corté el brazo otra vez") == 1
+
+
 def test_a_strangling_said_laughing_asks() -> None:
     assert _tier("my mum said she'd strangle me if i forgot the milk again lol") == 2
     assert _tier("he strangled me last night") == 1
