@@ -10,13 +10,12 @@ from tests.helpers.bot import BotUnderTest, make_settings
 
 # Ours, written for the second opinion's tests (not from any evaluation set): what the
 # shipped rules send the emergency reply or the check to, and the shipped model reads as calm.
-CALM_EMERGENCY = (
+CALM_EMERGENCY = "my aunt's stories about a man who threatened to kill his brother go on forever"
+# ... and one it reads as calm beyond doubt (P(crisis) below EMERGENCY_WITHDRAWN_BELOW).
+CALM_WITHDRAWN = (
     "our scout troop learned the recovery position and what to do if someone overdoses "
     "on a camping trip"
 )
-# ... and one it reads as calm beyond doubt (P(crisis) below EMERGENCY_WITHDRAWN_BELOW).
-# Not "a film in class": a film frames its sentence, and the rules only ask there.
-CALM_WITHDRAWN = "our history lesson was about a king who threatened to kill his own brother"
 CALM_CHECK = "the crime drama last night was about a man stalking his ex, well acted but heavy"
 CRISES = (
     "he's outside my door right now and he has a knife, please help",
