@@ -343,6 +343,16 @@ def test_a_haircut_or_a_power_cut_is_not_self_harm() -> None:
     assert _tier("me corté el pelo y me corté el brazo otra vez") == 1
 
 
+def test_a_wish_to_die_in_german_is_not_read_as_a_threat() -> None:
+    # "mich umbringen" stood among the threats, so the wish to die got the danger reply alone.
+    for message in ["ich will mich umbringen. heute noch", "ich werde mich heute umbringen"]:
+        match = _detector().detect(message)
+        assert match is not None and match.certain and match.kind == CrisisKind.SELF_HARM
+        assert match.kinds == {CrisisKind.SELF_HARM}, message
+    match = _detector().detect("er hat gesagt dass er mich umbringt")
+    assert match is not None and match.certain and match.kind == CrisisKind.DANGER
+
+
 def test_a_strangling_said_laughing_asks() -> None:
     assert _tier("my mum said she'd strangle me if i forgot the milk again lol") == 2
     assert _tier("he strangled me last night") == 1
