@@ -50,6 +50,7 @@ class Stores:
     keys: KeyStore
     db: Database
     pseudonym_key: bytes
+    master: MasterKey
 
     def service(self) -> PeopleService:
         """A PeopleService on these stores: a second one is another replica, or a restart."""
@@ -61,13 +62,15 @@ class Stores:
 
 @pytest.fixture
 async def stores(tmp_path: Path) -> AsyncIterator[Stores]:
-    keys = await KeyStore.open(tmp_path / "keys.sqlite3", MasterKey(os.urandom(32)))
+    master = MasterKey(os.urandom(32))
+    keys = await KeyStore.open(tmp_path / "keys.sqlite3", master)
     db = await Database.open(tmp_path / "data.sqlite3", MIGRATIONS)
     Counted.decodes = 0
+    opened = Stores(keys, db, await keys.pseudonym_key(), master)
     try:
-        yield Stores(keys, db, await keys.pseudonym_key())
+        yield opened
     finally:
-        await keys.close()
+        await opened.keys.close()  # a test may have reopened it
         await db.close()
 
 
@@ -125,3 +128,27 @@ async def test_bytes_written_elsewhere_are_read_whole(stores: Stores) -> None:
     await people.store.update(person.person_id, now=0, profile_enc=sealed)
     with pytest.raises(UnreadableDataError):
         await people.load(USER)
+
+
+async def test_each_save_anchors_its_revision_with_one_reference_computed(
+    stores: Stores, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    people = stores.service()
+    person = await people.create(USER, USER, "")
+    refs: list[str] = []
+    real = KeyStore._ref
+
+    def counting(keys: KeyStore, value: str) -> str:
+        refs.append(value)
+        return real(keys, value)
+
+    monkeypatch.setattr(KeyStore, "_ref", counting)
+    for _ in range(3):
+        await people.save(person)
+    assert refs.count(person.person_id) == 1  # the row's reference, kept with what is known
+    # The anchors are in the key store's file, under that reference: a restart reads them.
+    await stores.keys.close()
+    stores.keys = await KeyStore.open(tmp_path / "keys.sqlite3", stores.master)
+    restarted = stores.service()
+    assert (await restarted.load(USER)) is not None
+    assert restarted.keys.anchored_version(person.person_id) == person.profile.revision == 3
