@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import secrets
 from collections import OrderedDict
@@ -27,6 +28,14 @@ PROFILE_SLOT = "profile"
 CHAT_SLOT = "chat_id"
 # Unwrapped data keys kept in memory; enough for a busy hour without holding everyone's.
 _CIPHER_CACHE_SIZE = 20_000
+# Telegram user id -> handle, for the senders of the latest updates: one update asks for
+# its sender's handle about six times (the panic screen, the guard, the load, the
+# country...), each an HMAC. Emptied whole when full and at every /forget.
+_HANDLES_KEPT = 4096
+
+
+def _digest(sealed: bytes) -> bytes:
+    return hashlib.blake2b(sealed, digest_size=16).digest()
 
 
 def open_profile(
@@ -95,6 +104,13 @@ class PeopleService:
         self._pseudonym_key = pseudonym_key
         self._clock = clock
         self._ciphers: OrderedDict[str, PersonCipher] = OrderedDict()
+        self._handles: dict[int, str] = {}
+        # Person id -> digest of the sealed profile this process last wrote or opened with
+        # every record decoded: the same bytes again open to the same records, so a load
+        # decodes only those asked for (issue 25: every ordinary update loads and saves the
+        # profile; decoding and re-encoding all eight records was a tenth of the load and
+        # save). Any other bytes (another replica's save, a copy put back) are read whole.
+        self._whole: OrderedDict[str, bytes] = OrderedDict()
         self._listeners = tuple(listeners)
         # This process, in change notices to other replicas (so it ignores its own).
         self.origin = secrets.token_hex(4)
@@ -113,9 +129,15 @@ class PeopleService:
             check_record(kind, self.records)
             if kind not in self.records:  # an application built again on one foundation
                 self.records = (*self.records, kind)
+                self._whole.clear()  # a new record: every row is read whole again
 
     def _handle(self, user_id: int) -> str:
-        return pseudonym(self._pseudonym_key, user_id)
+        handle = self._handles.get(user_id)
+        if handle is None:
+            if len(self._handles) >= _HANDLES_KEPT:
+                self._handles.clear()
+            handle = self._handles[user_id] = pseudonym(self._pseudonym_key, user_id)
+        return handle
 
     def person_id(self, user_id: int) -> str:
         """The person's random row id; for someone unknown, their handle, which is never a
@@ -163,8 +185,13 @@ class PeopleService:
 
     def open_row(self, row: PersonRow, cipher: PersonCipher) -> Person:
         # Every record decoded here: one that does not decode makes the row unreadable
-        # (offered erasure) rather than failing a handler later. One person: cheap.
-        profile, chat_id = open_profile(cipher, row.profile_enc, row.chat_enc, reading=self.records)
+        # (offered erasure) rather than failing a handler later; not again for the bytes
+        # this process wrote or read whole last (`_whole`).
+        digest = _digest(row.profile_enc)
+        whole = self._whole.get(row.person_id) == digest
+        profile, chat_id = open_profile(
+            cipher, row.profile_enc, row.chat_enc, reading=() if whole else self.records
+        )
         anchored = self.keys.anchored_version(row.person_id)
         if profile.revision < anchored:
             log.warning(
@@ -173,6 +200,7 @@ class PeopleService:
                 anchored,
             )
             raise RolledBackError(row.person_id)
+        self._remember_whole(row.person_id, digest)
         self._cache_prefs(row.person_id, profile, row.state)
         return Person(
             person_id=row.person_id,
@@ -184,6 +212,12 @@ class PeopleService:
             next_due_utc=row.next_due_utc,
             next_due_date=row.next_due_date,
         )
+
+    def _remember_whole(self, person_id: str, digest: bytes) -> None:
+        self._whole[person_id] = digest
+        self._whole.move_to_end(person_id)
+        while len(self._whole) > _CIPHER_CACHE_SIZE:
+            self._whole.popitem(last=False)
 
     async def load(self, user_id: int) -> Person | None:
         # Asks the key store on a miss: on PostgreSQL another replica may have met them.
@@ -214,13 +248,11 @@ class PeopleService:
         if cipher is None:  # create=True always makes one; this keeps `python -O` honest
             raise RuntimeError("no data key after creating one")
         profile = Profile()
+        sealed = cipher.seal_text(PROFILE_SLOT, profile.to_json(self.records))
         await self.store.insert(
-            person_id,
-            cipher.seal_text(CHAT_SLOT, str(chat_id)),
-            cipher.seal_text(PROFILE_SLOT, profile.to_json(self.records)),
-            state,
-            self._now(),
+            person_id, cipher.seal_text(CHAT_SLOT, str(chat_id)), sealed, state, self._now()
         )
+        self._remember_whole(person_id, _digest(sealed))
         self._cache_prefs(person_id, profile, state)
         return Person(person_id, chat_id, profile, state, True, cipher)
 
@@ -230,13 +262,16 @@ class PeopleService:
         person.profile.revision = (
             max(person.profile.revision, self.keys.anchored_version(person.person_id)) + 1
         )
+        sealed = person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json(self.records))
         await self.store.update(
             person.person_id,
             now=self._now(),
-            profile_enc=person.cipher.seal_text(PROFILE_SLOT, person.profile.to_json(self.records)),
+            profile_enc=sealed,
             state=person.state,
             active=person.active,
         )
+        # Written from the records themselves: they decode (a row this process wrote).
+        self._remember_whole(person.person_id, _digest(sealed))
         self._cache_prefs(person.person_id, person.profile, person.state)
         await self.keys.anchor_version(person.person_id, person.profile.revision)
         await self._announce(SAVED, person.person_id)
@@ -255,6 +290,8 @@ class PeopleService:
         if origin == self.origin or not person_id:
             return
         if kind == FORGOT:
+            self._handles.clear()  # whose handle it was is not known here: all go
+            self._whole.pop(person_id, None)
             self._ciphers.pop(person_id, None)
             self.keys.drop_cached(person_id)
             for listener in self._listeners:
@@ -290,12 +327,15 @@ class PeopleService:
         """Destroy the key first: if deleting rows then fails, they are already unreadable
         (and marked, so the next start finishes the deletion)."""
         await self.store.mark_forgetting(person_id)
+        # The memo links Telegram ids to handles: nothing of a forgotten person is kept.
+        self._handles.clear()
         try:
             await self.keys.destroy_identity(person_id)
         finally:
             # Even if scrubbing the key store's WAL failed, the key is gone: never seal
             # anything more with the cached copy.
             self._ciphers.pop(person_id, None)
+            self._whole.pop(person_id, None)
             for listener in self._listeners:
                 listener.forgotten(person_id)
         await self.store.delete(person_id)

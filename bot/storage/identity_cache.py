@@ -30,6 +30,9 @@ class Known:
     version: int  # newest settings revision ever written (a rollback is older)
     # Slot reference -> newest version of each edited or deleted row; None until read.
     slots: dict[str, int] | None = None
+    # The row id's reference in the key store (an HMAC), once computed: every save of the
+    # profile anchors its revision under it (issue 25).
+    ref: str | None = None
 
 
 class RecentIdentities:

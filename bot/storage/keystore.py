@@ -222,9 +222,13 @@ class KeyStore(KeyBatches, KeyRotation):
         known = self.cache.get(row_id)
         if known is not None and version <= known.version:
             return
+        if known is None:
+            ref = self._ref(row_id)
+        else:
+            ref = known.ref = known.ref or self._ref(row_id)
         await self.db.execute(
             "UPDATE identities SET version = ? WHERE row_id = ? AND version < ?",
-            (version, self._ref(row_id), version),
+            (version, ref, version),
         )
         if known is not None:
             known.version = version

@@ -37,7 +37,7 @@ from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.request import BaseRequest
 
-from bot.transport.lean_update import lean_update
+from bot.transport.lean_update import parse_update
 from bot.transport.ordering import CrisisFirstUpdateProcessor, Seen
 
 log = logging.getLogger(__name__)
@@ -212,9 +212,7 @@ class MainBot(ExtBot[Any]):
         try:
             # The common shape without PTB's general parser (the same objects); without an
             # id it is no update: {} fails as such (PTB requires update_id).
-            update = lean_update(raw, self) or Update.de_json(
-                raw if isinstance(raw, dict) and update_id is not None else {}, self
-            )
+            update = parse_update(raw, self)
             self.insert_callback_data(update)
         except Exception as exc:
             self._skipped += 1

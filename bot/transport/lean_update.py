@@ -108,6 +108,17 @@ def _fields(raw: object, types: Mapping[str, type], required: frozenset[str]) ->
     return True
 
 
+def parse_update(raw: object, bot: Bot) -> Update:
+    """One raw update as PTB's `Update.de_json` makes it, the common shape through
+    `lean_update` (polling and the webhook both come here). Without an integer
+    `update_id` it is no update: `{}` goes to PTB, which raises for it, as before. Raises
+    whatever PTB's parser raises for a malformed one."""
+    update_id = raw.get("update_id") if isinstance(raw, dict) else None
+    if isinstance(raw, dict) and isinstance(update_id, int) and not isinstance(update_id, bool):
+        return lean_update(raw, bot) or Update.de_json(raw, bot)
+    return Update.de_json({}, bot)
+
+
 def lean_update(raw: object, bot: Bot) -> Update | None:
     """The update, if it is a plain private-or-group text message (see the module
     docstring), as `Update.de_json(raw, bot)` would make it; else None."""

@@ -36,6 +36,7 @@ from telegram.ext import Application
 from bot.core.clock import Clock
 from bot.storage.updates import UpdateStore
 from bot.transport.intake import update_id_of, update_kind
+from bot.transport.lean_update import parse_update
 from bot.transport.metrics import Metrics
 from bot.transport.ordering import CrisisFirstUpdateProcessor
 
@@ -140,7 +141,8 @@ class WebhookServer:
             return web.Response(status=400)
         update_id = update_id_of(raw)
         try:
-            update = Update.de_json(raw if update_id is not None else {}, self._app.bot)
+            # The common shape parsed lean, as polling does (issue 25); `{}` without an id.
+            update = parse_update(raw, self._app.bot)
         except Exception as exc:
             # As in polling (bot/transport/intake.py): skipped, logged by id and type only, and
             # answered 200 so Telegram does not offer it again for a day.

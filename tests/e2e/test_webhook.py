@@ -8,6 +8,7 @@ from pathlib import Path
 
 import aiohttp
 import pytest
+from telegram import Update
 
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
@@ -218,3 +219,23 @@ async def test_updates_without_a_chat_never_get_500_and_the_next_crisis_is_answe
     await hooked.emu.push_webhook()
     await hooked.send("I want to die")
     await hooked.next(containing="999")
+
+
+async def test_the_common_update_is_parsed_lean_on_the_webhook_too(
+    hooked: BotUnderTest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person's plain text reaches the handlers with PTB's general parser broken (issue
+    25: the webhook takes the lean parse, as polling does); without the lean path the
+    update is skipped as unparsable and nothing is answered."""
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("PTB's update parser")
+
+    await set_webhook(hooked)
+    await hooked.emu.push_webhook()
+    await hooked.onboard()
+    monkeypatch.setattr(Update, "de_json", broken)
+    await hooked.send("I went for a walk today")
+    await hooked.next(containing="Would you like it in your journal?")  # the keep offer
+    unparsable = hooked.services.metrics.updates.labels(outcome="unparsable").value
+    assert unparsable == 0
