@@ -44,12 +44,11 @@ import resource
 import statistics
 import subprocess
 import tempfile
-import threading
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from bench.harness import GcTime
+from bench.harness import GcTime, thread_seconds
 from bot.config import Settings
 from bot.content.loader import load_content
 from bot.core.clock import system_clock
@@ -208,19 +207,9 @@ async def _until_idle(runtime: Runtime, limit: float = 300) -> None:
 
 
 def _thread_seconds() -> dict[str, float]:
-    """CPU seconds per thread of this process since it started, by thread name (the loop's
-    is MainThread)."""
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds: dict[str, float] = {}
-    for thread in threading.enumerate():
-        try:
-            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        name = thread.name.split("_")[0].split(" ")[0]
-        seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
-    return seconds
+    """CPU seconds per thread since the process started, by thread name (the loop's is
+    MainThread)."""
+    return thread_seconds(lambda t: t.name.split("_")[0].split(" ")[0])
 
 
 def _thread_cpu(before: dict[str, float] | None = None) -> str:

@@ -23,6 +23,7 @@ import threading
 import time
 from pathlib import Path
 
+from bench.harness import thread_seconds
 from bot.config import Settings
 from bot.core.clock import system_clock
 from bot.emulator import BotApiEmulator
@@ -34,17 +35,7 @@ TEXT = "I went for a walk today and the air felt good"
 
 
 def _thread_seconds() -> dict[str, float]:
-    ticks = os.sysconf("SC_CLK_TCK")
-    seconds: dict[str, float] = {}
-    for thread in threading.enumerate():
-        try:
-            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
-        except OSError:
-            continue
-        fields = stat.rsplit(")", 1)[1].split()
-        name = "loop" if thread is threading.main_thread() else "database"
-        seconds[name] = seconds.get(name, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
-    return seconds
+    return thread_seconds(lambda t: "loop" if t is threading.main_thread() else "database")
 
 
 async def bench(people_count: int, updates: int) -> None:

@@ -15,9 +15,11 @@ import asyncio
 import cProfile
 import io
 import json
+import os
 import pstats
 import subprocess
 import sys
+import threading
 import time
 from collections import deque
 from collections.abc import Callable
@@ -93,6 +95,22 @@ class Seen:
             "most_in_one_chat": max(len(t) for t in self.per_chat.values()),
             "chats": len(self.per_chat),
         }
+
+
+def thread_seconds(name: Callable[[threading.Thread], str]) -> dict[str, float]:
+    """CPU seconds per thread of this process since it started, summed by `name(thread)`
+    (from /proc: the benches run on Linux)."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    seconds: dict[str, float] = {}
+    for thread in threading.enumerate():
+        try:
+            stat = Path(f"/proc/self/task/{thread.native_id}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        key = name(thread)
+        seconds[key] = seconds.get(key, 0.0) + (int(fields[11]) + int(fields[12])) / ticks
+    return seconds
 
 
 def max_in_window(times: list[float], width: float) -> int:
