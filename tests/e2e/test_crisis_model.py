@@ -68,10 +68,13 @@ async def test_a_crisis_only_the_model_holds_is_read_ahead_of_a_fetched_backlog(
     shared = screen.model
     monkeypatch.setattr(screen, "model", Watching(shared.head, shared.encoder))
     bot.emu.add_listener(on_event)
+    # Its own chat's backlog three times the others': the model's reading races that chat's
+    # replies, and on a loaded machine a backlog as short as the others' was sometimes done
+    # first (40 of 40 out before the answer, once in a run with a CPU hog beside the suite).
     for chat in chats:
-        for i in range(each):
+        for i in range(each * 3 if chat == crisis_chat else each):
             await bot.send(f"note {i}: a quiet day, nothing much", user=chat)
-    await bot.send(MODEL_ONLY, user=crisis_chat)  # last, behind its own chat's 40
+    await bot.send(MODEL_ONLY, user=crisis_chat)  # last, behind its own chat's backlog
     await bot.next(crisis_chat, predicate=answered, timeout=120)
     await bot.settle(timeout=300)
     own = [text for chat, text in replies if chat == crisis_chat]
@@ -81,7 +84,7 @@ async def test_a_crisis_only_the_model_holds_is_read_ahead_of_a_fetched_backlog(
     # backlog was done. How far ahead the answer is depends on the machine's load (the
     # model's reading races the chat's replies), so that bound is the backlog itself.
     assert glanced_after and glanced_after[0] < each // 2, (glanced_after, at)
-    assert at < each, (at, len(own))
+    assert at < each * 3, (at, len(own))
 
 
 async def test_the_cheap_view_is_computed_once_per_message(
