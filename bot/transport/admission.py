@@ -20,7 +20,7 @@ in all, or in the one chat) are shed: the chat is told, once until its queue dra
 send it again later (docs/performance.md, "Overload admission", says why this and not
 answering everything late).
 
-While updates wait, the number of slots follows the event loop's own lag (`TurnGovernor`):
+While updates wait or run, the number of slots follows the event loop's own lag (`TurnGovernor`):
 every handler admitted adds its steps to the loop's turns, and a crisis message waits for
 whole turns (the poll that fetches it, its early path's task, its send) before its reply
 is out. Past a few milliseconds of lag, fewer ordinary updates are admitted, so the turns
@@ -81,7 +81,7 @@ class TurnGovernor:
         return self.slots
 
     def reset(self) -> int:
-        """Nothing waits: every slot is open again."""
+        """Nothing waits and nothing runs: every slot is open again."""
         self.slots = self.most
         return self.slots
 

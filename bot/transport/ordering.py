@@ -29,7 +29,7 @@ order.
   that chat's further crisis words coalesce: the reply on its way answers them (issue 27,
   finding 2). Long texts are read off the loop, each chat in turn
   (bot/matching/crisis_screen.py).
-- While updates wait for slots, the loop's lag is sampled (a timer every `LAG_PROBE`,
+- While updates wait for slots or run, the loop's lag is sampled (a timer every `LAG_PROBE`,
   how late it fires) and the slots follow it (admission.py's `TurnGovernor`): a crisis
   message waits for whole turns of the loop (the poll bringing it, its early path's task,
   its send), and each admitted handler lengthens them. Under overload fewer ordinary
@@ -63,7 +63,7 @@ MAX_EARLY_PER_CHAT = 2
 _UNBOUNDED = 1_000_000
 _CRISIS_COMMANDS = ("/sos", "/help")
 SHED_LOGGED_EVERY = 1000
-LAG_PROBE = 0.005  # seconds between samples of the loop's lag, only while updates wait
+LAG_PROBE = 0.005  # seconds between samples of the loop's lag, only while updates wait or run
 
 # (update, its match or None for /sos and /help, send): send=False coalesces
 EarlyReply = Callable[[Update, CrisisMatch | None, bool], Awaitable[None]]
@@ -345,12 +345,14 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
                     continue
                 self._admitted[update.update_id] = admitted
                 enqueue(update)
-        if self._admission.waiting:
+        # Slots come back only once nothing waits and nothing runs: a queue that empties
+        # while a batch is still running is no sign the loop has caught up, and reopening
+        # every slot then lets the next poll start a full burst ahead of a crisis reply.
+        if self._admission.waiting or self._admitted:
             self._watch_lag()
             return
         self._admission.slots = self._governor.reset()
-        if not self._admitted:
-            self._idle.set()
+        self._idle.set()
 
     def _watch_lag(self) -> None:
         if self._probe is None:
@@ -362,9 +364,9 @@ class CrisisFirstUpdateProcessor(BaseUpdateProcessor):
         """How late this timer fired is how long anything that became ready meanwhile (a
         poll's answer, a crisis reply's task) waited for the loop."""
         self._probe = None
-        if self._admission.waiting:
+        if self._admission.waiting or self._admitted:
             self._admission.slots = self._governor.sample(loop.time() - due)
-        self.pump()  # a slot may have come back; samples on while updates wait
+        self.pump()  # a slot may have come back; samples on while updates wait or run
 
     def _release(self, update: object) -> None:
         if not isinstance(update, Update):
