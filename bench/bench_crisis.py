@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import cProfile
 import gc
 import multiprocessing
@@ -48,8 +47,7 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
-from bench.harness import GcTime, thread_seconds
-from bot.config import Settings
+from bench.harness import GcTime, bench_settings, thread_seconds
 from bot.content.loader import load_content
 from bot.core.clock import system_clock
 from bot.emulator import BotApiEmulator, SentMessage
@@ -260,15 +258,7 @@ async def bench_latency(
     process.start()
     base_url = await asyncio.to_thread(parent.recv)
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            token="123456:BENCH-token-abcdefghijklmnopqrstuv",
-            api_url=base_url,
-            data_dir=Path(tmp),
-            master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
-            log_level=30,
-            http_timeout=10.0,
-            crisis_model=model,
-        )
+        settings = bench_settings(Path(tmp), base_url, crisis_model=model)
         runtime = Runtime(settings, clock=system_clock, throttle=False)
         await runtime.start()
         assert runtime.services is not None

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
 import os
 import tempfile
 import threading
 import time
 from pathlib import Path
 
-from bench.harness import thread_seconds
-from bot.config import Settings
+from bench.harness import bench_settings, thread_seconds
 from bot.core.clock import system_clock
 from bot.emulator import BotApiEmulator
 from bot.features.crisis.held import Held, hold
@@ -42,14 +40,7 @@ async def bench(people_count: int, updates: int) -> None:
     emu = BotApiEmulator(record_calls=False)
     await emu.start()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            token="123456:BENCH-token-abcdefghijklmnopqrstuv",
-            api_url=emu.base_url,
-            data_dir=Path(tmp),
-            master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
-            log_level=30,
-            crisis_model=False,
-        )
+        settings = bench_settings(Path(tmp), emu.base_url, crisis_model=False)
         runtime = Runtime(settings, clock=system_clock, throttle=False)
         await runtime.start()
         assert runtime.services is not None
@@ -66,10 +57,10 @@ async def bench(people_count: int, updates: int) -> None:
             uid = users[n % people_count]
             for _ in range(ASKED_PER_UPDATE):
                 people.person_id(uid)
-            person = await people.load(uid)
-            assert person is not None
-            hold(person.profile, Held(n, TEXT, prompt_id=None, journal=True))
-            await people.save(person)
+            loaded = await people.load(uid)
+            assert loaded is not None
+            hold(loaded.profile, Held(n, TEXT, prompt_id=None, journal=True))
+            await people.save(loaded)
         spent = time.process_time() - cpu
         after = _thread_seconds()
         await runtime.stop()

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import base64
-import os
 import statistics
 import tempfile
 import time
@@ -22,7 +20,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from random import Random
 
-from bot.config import Settings
+from bench.harness import bench_settings
 from bot.core.clock import ManualClock
 from bot.emulator import BotApiEmulator
 from bot.features.progress.no_contact import MarkKind
@@ -37,14 +35,7 @@ async def bench(requests: int) -> None:
     emu = BotApiEmulator(clock=lambda: clock().timestamp())
     await emu.start()
     with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            token="123456:BENCH-token-abcdefghijklmnopqrstuv",
-            api_url=emu.base_url,
-            data_dir=Path(tmp),
-            master_key=base64.b64decode(base64.b64encode(os.urandom(32))),
-            log_level=30,
-            http_timeout=10.0,
-        )
+        settings = bench_settings(Path(tmp), emu.base_url)
         runtime = Runtime(settings, clock=clock, throttle=False)
         started = time.perf_counter()
         await runtime.start()

@@ -15,6 +15,7 @@ import asyncio
 import cProfile
 import io
 import json
+import logging
 import os
 import pstats
 import subprocess
@@ -26,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bot.config import Settings
 from bot.emulator import BotApiEmulator, SentMessage
 from bot.features.checkins.delivery import Dispatcher
 from bot.features.checkins.handlers import JOB_NAME, DailyFeature
@@ -34,6 +36,19 @@ from bot.runtime import Runtime
 ROOT = Path(__file__).resolve().parent.parent
 TOKEN = "123456:BENCH-token-abcdefghijklmnopqrstuvw"
 FIRST_USER = 10_000_000  # bench_daily's people; bench_scale seeds from 50,000
+
+
+def bench_settings(data_dir: Path, api_url: str, **overrides: Any) -> Settings:
+    """A bench's bot: the bench token, a fresh master key, warnings and worse logged."""
+    values: dict[str, Any] = {
+        "token": TOKEN,
+        "api_url": api_url,
+        "data_dir": data_dir,
+        "master_key": os.urandom(32),
+        "log_level": logging.WARNING,
+        "http_timeout": 10.0,
+    }
+    return Settings(**(values | overrides))
 
 
 class GcTime:
