@@ -90,10 +90,10 @@ async def reply_to_a_check_in(bot: BotUnderTest) -> None:
     prompt = await bot.emu.wait_for_message(
         PERSON, predicate=lambda m: "Remind me" in str(m.reply_markup)
     )
-    # The pass above may have stood by (on PostgreSQL, the leadership's connection timed out
-    # on a loaded machine) and the bot's own tick sent the prompt: a pass waits for the one
-    # running, which records the prompt's message id before it ends, and only a recorded
-    # id makes the reply a journal entry rather than the open record step's text.
+    # The pass above need not be the one that sends the prompt: on PostgreSQL on a loaded
+    # machine the bot's own tick sent it, after the test's pass had returned. A pass waits
+    # for the one running, which records the prompt's message id before it ends, and only a
+    # recorded id makes the reply a journal entry rather than the open record step's text.
     await bot.dispatcher.run_once()
     reply = await bot.send(f"journal {CANARY}", user=PERSON, reply_to_message_id=prompt.message_id)
     await bot.next(PERSON, containing="Saved to your journal")
