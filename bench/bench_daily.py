@@ -39,9 +39,9 @@ from zoneinfo import ZoneInfo
 from bench.harness import (
     FIRST_USER,
     ROOT,
-    TOKEN,
     EmulatorProcess,
     GcTime,
+    bench_settings,
     dispatcher_of,
     write_profile,
 )
@@ -193,14 +193,7 @@ def copy_seed(template: Path) -> Path:
 
 def settings_for(directory: Path, api_url: str) -> Settings:
     secret = bytes.fromhex((directory / "master.hex").read_text(encoding="ascii"))
-    return Settings(
-        token=TOKEN,
-        api_url=api_url,
-        data_dir=directory / "data",
-        master_key=secret,
-        log_level=logging.WARNING,
-        http_timeout=30.0,
-    )
+    return bench_settings(directory / "data", api_url, master_key=secret, http_timeout=30.0)
 
 
 # --- measurements (each in its own process) -------------------------------------------

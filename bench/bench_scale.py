@@ -36,8 +36,7 @@ from typing import Any
 
 import asyncpg
 
-from bench.harness import ROOT, TOKEN, EmulatorProcess, dispatcher_of, write_profile
-from bot.config import Settings
+from bench.harness import ROOT, EmulatorProcess, bench_settings, dispatcher_of, write_profile
 from bot.content.loader import load_content
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
@@ -102,12 +101,10 @@ async def replica_child(
     replicas long-polling one bot end each other's polls (409), and at scale updates come
     by webhook anyway. Nothing calls setWebhook, so nothing is posted to it."""
     with tempfile.TemporaryDirectory(prefix="steady-bench-scale-") as home:
-        settings = Settings(
-            token=TOKEN,
-            api_url=api_url,
-            data_dir=Path(home),
+        settings = bench_settings(
+            Path(home),
+            api_url,
             master_key=bytes.fromhex(master_hex),
-            log_level=logging.WARNING,
             http_timeout=30.0,
             database_url=data,
             keys_database_url=keys,
