@@ -65,6 +65,7 @@ from bot.features.checkins.policy import (
     FLUSH_ROWS,
     FLUSH_SECONDS,
     GRACE,
+    UNRECORDED_KEPT,
     Claim,
     PassReport,
     Sender,
@@ -175,6 +176,7 @@ class Dispatcher(PersonSchedule):
         self._sent: list[tuple[str, str, int, int]] = []
         self._failed: list[tuple[str, str]] = []
         self._first_buffered = 0.0
+        self._retry_at = 0.0  # after a failed flush, the next try waits (storage is down)
         self._unsent: list[Claim] = []
         self._rereads = _Rereads(store.current)
         self._changes: ChangeWatch | None = None
@@ -296,7 +298,10 @@ class Dispatcher(PersonSchedule):
             )
 
     async def close(self) -> None:
-        """Give up the dispatcher's lock, so a standby replica takes over at its next tick."""
+        """Write what a failed flush kept, then give up the dispatcher's lock, so a standby
+        replica takes over at its next tick. A pass still running flushes at its own end."""
+        if not self._lock.locked():
+            await self._flush(PassReport())
         await self._leadership.close()
 
     async def claim(self) -> list[Claim]:
@@ -318,8 +323,11 @@ class Dispatcher(PersonSchedule):
         else:
             await self._send(current, report)
         buffered = len(self._sent) + len(self._failed)
-        if buffered >= FLUSH_ROWS or (
-            buffered and time.monotonic() - self._first_buffered >= FLUSH_SECONDS
+        now = time.monotonic()
+        if (
+            buffered
+            and now >= self._retry_at
+            and (buffered >= FLUSH_ROWS or now - self._first_buffered >= FLUSH_SECONDS)
         ):
             await self._flush(report)
 
@@ -414,11 +422,32 @@ class Dispatcher(PersonSchedule):
         try:
             await self.store.record_results(sent, failed)
         except Exception as exc:
-            # The records stay claimed: never re-sent, only their message ids are lost.
+            # The records stay claimed, so none is sent twice; what the write would have
+            # kept is a prompt's message id, which /clear needs to delete it from the chat
+            # and a Telegram reply needs to be read as that day's journal entry. Kept here
+            # for the next flush (writing a result twice changes nothing: only claimed rows
+            # change), up to a bound; past it the oldest go, said in the log.
+            self._keep_unrecorded(sent, failed)
             log.error(  # noqa: TRY400 - the type only: a traceback may quote a person's words
-                "daily: results not recorded (%d): %s", len(sent), type(exc).__name__
+                "daily: results not recorded (%d), kept to retry (%d): %s",
+                len(sent) + len(failed),
+                len(self._sent) + len(self._failed),
+                type(exc).__name__,
             )
+            self._retry_at = time.monotonic() + FLUSH_SECONDS
         report.record_seconds += time.perf_counter() - started
+
+    def _keep_unrecorded(
+        self, sent: list[tuple[str, str, int, int]], failed: list[tuple[str, str]]
+    ) -> None:
+        self._sent, self._failed = sent + self._sent, failed + self._failed
+        over = len(self._sent) + len(self._failed) - UNRECORDED_KEPT
+        if over > 0:
+            from_failed = min(over, len(self._failed))
+            del self._failed[:from_failed]
+            del self._sent[: over - from_failed]
+            log.error("daily: %d results dropped unrecorded (storage down too long)", over)
+        self._first_buffered = time.monotonic()
 
     async def _release(self, report: PassReport) -> None:
         claims, self._unsent = self._unsent, []

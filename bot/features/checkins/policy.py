@@ -63,6 +63,9 @@ TICK = dt.timedelta(seconds=15)
 # Results are written in groups: one transaction per send would cost more than the send.
 FLUSH_ROWS = 200
 FLUSH_SECONDS = 1.0
+# Results a failed write keeps for the next try (a few MB at most): the prompts of a long
+# storage outage, beyond which the oldest are dropped.
+UNRECORDED_KEPT = 20_000
 # next_occurrence steps one date at a time; a handful of dates already recorded is the most
 # a real history produces (a time change on a day that already had its prompt).
 MAX_STEPS = 8

@@ -377,6 +377,72 @@ async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
     assert (await world.dispatcher().run_once()).due == 0
 
 
+async def test_results_a_failed_write_held_are_written_by_the_next_pass(world: World) -> None:
+    # A prompt's message id is what /clear deletes it by and what makes a Telegram reply
+    # to it a journal entry: a write that fails keeps it for the next try, not drops it.
+    people = [await world.add(user) for user in range(1, 4)]
+    record = world.store.record_results
+    refused: list[int] = []
+
+    async def down_once(sent: Any, failed: Any) -> None:
+        if not refused:
+            refused.append(len(sent))
+            raise OSError("disk")
+        await record(sent, failed)
+
+    async def numbered(claim: Claim) -> SendOutcome:
+        world.sent.append(claim)
+        return Delivered(len(world.sent))
+
+    world.store.record_results = down_once  # type: ignore[method-assign]
+    dispatcher = world.dispatcher(numbered)
+    world.clock.set(at(1, 7, 30))
+    report = await dispatcher.run_once()
+    assert report.sent == 3 and refused == [3]
+    assert set((await statuses(world)).values()) == {"claimed"}
+    world.clock.set(at(1, 7, 31))
+    assert (await dispatcher.run_once()).due == 0  # nothing sent again, the results written
+    assert set((await statuses(world)).values()) == {"sent"}
+    rows = await world.db.fetch_all("SELECT person_id, message_id FROM deliveries")
+    assert {str(r["person_id"]) for r in rows} == {p.person_id for p in people}
+    assert sorted(int(r["message_id"]) for r in rows) == [1, 2, 3]
+    kept = await world.db.fetch_all("SELECT message_id FROM chat_messages ORDER BY message_id")
+    assert [int(r["message_id"]) for r in kept] == [1, 2, 3]
+
+
+async def test_results_still_unwritten_at_shutdown_are_tried_once_more(world: World) -> None:
+    await world.add(1)
+    record = world.store.record_results
+    tries: list[int] = []
+
+    async def down_once(sent: Any, failed: Any) -> None:
+        tries.append(len(sent))
+        if len(tries) == 1:
+            raise OSError("disk")
+        await record(sent, failed)
+
+    world.store.record_results = down_once  # type: ignore[method-assign]
+    dispatcher = world.dispatcher()
+    world.clock.set(at(1, 7, 30))
+    await dispatcher.run_once()
+    await dispatcher.close()
+    assert tries == [1, 1]
+    assert set((await statuses(world)).values()) == {"sent"}
+
+
+def test_the_results_kept_are_bounded_failures_dropped_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A failed send's result holds no message id: it goes before any sent one does.
+    monkeypatch.setattr(delivery, "UNRECORDED_KEPT", 3)
+    dispatcher = Dispatcher.__new__(Dispatcher)
+    dispatcher._sent, dispatcher._failed = [("p3", "d", 3, 0)], []
+    dispatcher._keep_unrecorded([("p1", "d", 1, 0), ("p2", "d", 2, 0)], [("f1", "d"), ("f2", "d")])
+    assert ([row[0] for row in dispatcher._sent], dispatcher._failed) == (["p1", "p2", "p3"], [])
+    dispatcher._keep_unrecorded([("p0", "d", 0, 0)], [("f0", "d")])
+    assert ([row[0] for row in dispatcher._sent], dispatcher._failed) == (["p1", "p2", "p3"], [])
+
+
 async def test_only_those_changed_since_their_claim_are_read_again(world: World) -> None:
     # This process writes the table alone (SQLite): it knows who changed since the claim,
     # and only they are read again before their send.
