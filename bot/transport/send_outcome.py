@@ -103,6 +103,14 @@ async def outcome_of(answer: Awaitable[Any]) -> SendOutcome:
 _SENT = re.compile(
     rb'\{\s*"ok"\s*:\s*true\s*,\s*"result"\s*:\s*\{\s*"message_id"\s*:\s*(\d+)\s*[,}]'
 )
+# The same, with the date: Telegram writes a message's `from` and `chat` next, then its
+# `date`. Neither object nests another, and a quote inside a name is escaped, so text in
+# them can never end a match early or fake one; a name with a brace only falls back to
+# decoding the echo whole.
+_SENT_DATED = re.compile(
+    rb'\{\s*"ok"\s*:\s*true\s*,\s*"result"\s*:\s*\{\s*"message_id"\s*:\s*(\d+)\s*,'
+    rb'\s*"from"\s*:\s*\{[^{}]*\}\s*,\s*"chat"\s*:\s*\{[^{}]*\}\s*,\s*"date"\s*:\s*(\d+)\s*[,}]'
+)
 
 
 def _decoded(payload: bytes) -> dict[str, Any] | None:
@@ -133,9 +141,13 @@ def message_id_of(status: int, payload: bytes) -> int:
 def sent_of(status: int, payload: bytes) -> tuple[int, int]:
     """The sent message's id and date (Unix seconds, Telegram's) from the answer to a
     send, or the PTB error that answer means, as `message_id_of`. The echo is decoded with
-    the standard library's JSON alone: no PTB `Message` is built from it."""
+    the standard library's JSON alone, and then only when its head is not the usual one:
+    no PTB `Message` is built from it."""
     if not 200 <= status <= 299:
         raise_for(status, payload)
+    found = _SENT_DATED.match(payload)
+    if found is not None:
+        return int(found[1]), int(found[2])
     data = _decoded(payload)
     result = None if data is None else data.get("result")
     if not isinstance(result, dict):

@@ -5,6 +5,7 @@ that answers exactly what each test scripts, and the reading of Telegram's answe
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,8 +20,9 @@ from telegram.error import (
     TimedOut,
 )
 
+import bot.transport.send_outcome as send_outcome
 from bot.transport.json_post import KeepAliveClient
-from bot.transport.send_outcome import Failure, failure_of, message_id_of
+from bot.transport.send_outcome import Failure, failure_of, message_id_of, sent_of
 from bot.transport.send_policy import is_too_large, retry_seconds
 from tests.helpers.http_server import OK, Server, answer, in_pieces, write
 
@@ -173,6 +175,41 @@ def test_the_message_id_is_read_from_the_answer() -> None:
     # Another key order is decoded whole, and the top-level id is the one read.
     nested = b'{"ok":true,"result":{"reply_to_message":{"message_id":3},"message_id":9}}'
     assert message_id_of(200, nested) == 9
+
+
+def _echo(first_name: str, date: int = 1700000000) -> bytes:
+    message = {
+        "message_id": 41,
+        "from": {"id": 1, "is_bot": True, "first_name": "Steady"},
+        "chat": {"id": 5, "type": "private", "first_name": first_name},
+        "date": date,
+        "text": 'said "date":1 and "chat":{} here',
+        "reply_to_message": {"message_id": 3, "date": 2},
+    }
+    return json.dumps({"ok": True, "result": message}).encode()
+
+
+@pytest.mark.parametrize(
+    "name", ["Ann", 'Ann "date": 9}', "Ann {x}", '}, "date": 8, "chat": {', "Anne\\", "Ünal 👋"]
+)
+def test_the_id_and_date_are_read_from_a_send_answer_whatever_the_names(name: str) -> None:
+    # Read from the bytes or, when a name holds a brace, from the decoded echo: the same.
+    assert sent_of(200, _echo(name)) == (41, 1700000000)
+    assert sent_of(200, json.dumps(json.loads(_echo(name)), indent=2).encode()) == (41, 1700000000)
+
+
+def test_the_usual_send_answer_is_not_decoded(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The keep offer's answer on every ordinary update: its echo is never decoded (issue 25).
+    monkeypatch.setattr(send_outcome, "_decoded", lambda payload: pytest.fail("decoded"))
+    assert sent_of(200, _echo("Ann")) == (41, 1700000000)
+    assert sent_of(200, _echo("Ünal 👋", date=5)) == (41, 5)
+
+
+def test_a_send_answer_in_another_order_is_decoded_whole() -> None:
+    answer = b'{"ok":true,"result":{"message_id":4,"chat":{"id":5},"from":{"id":1},"date":6}}'
+    assert sent_of(200, answer) == (4, 6)
+    with pytest.raises(TelegramError, match="Invalid server response"):
+        sent_of(200, b'{"ok":true,"result":{"message_id":4,"from":{},"chat":{},"date":"x"}}')
 
 
 def test_a_success_without_a_message_is_an_invalid_answer() -> None:
