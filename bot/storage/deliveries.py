@@ -275,20 +275,24 @@ class DeliveryStore:
     async def record_results(
         self,
         sent: Sequence[tuple[str, str, int, int]],
-        failed: Sequence[tuple[str, str]],
+        failed: Sequence[tuple[str, str, int]],
     ) -> None:
-        """`sent`: (person_id, local_date, message_id, sent_at); `failed`: (person_id, date).
+        """`sent`: (person_id, local_date, message_id, sent_at); `failed`: (person_id, date,
+        when the send failed).
 
-        Only rows still `claimed` change, so a late result never overwrites a newer state.
-        The message id is also kept for /clear; a person who used /forget in the meantime
-        has no row left, and the EXISTS keeps the foreign key from failing the whole batch.
+        Only rows still `claimed`, and claimed no later than the result, change: a late
+        result (a write retried after storage came back) never overwrites a newer state,
+        nor the claim of the same day's re-send after a snooze. The message id is also kept
+        for /clear; a person who used /forget in the meantime has no row left, and the
+        EXISTS keeps the foreign key from failing the whole batch.
         """
         async with self.db.transaction() as tx:
             if sent:
                 await tx.executemany(
                     "UPDATE deliveries SET status = 'sent', message_id = ?"
-                    " WHERE person_id = ? AND local_date = ? AND status = 'claimed'",
-                    [(mid, pid, day) for pid, day, mid, _ in sent],
+                    " WHERE person_id = ? AND local_date = ? AND status = 'claimed'"
+                    " AND claimed_at <= ?",
+                    [(mid, pid, day, at) for pid, day, mid, at in sent],
                 )
                 await tx.executemany(
                     "INSERT OR IGNORE INTO chat_messages (person_id, message_id, sent_at)"
@@ -298,7 +302,8 @@ class DeliveryStore:
             if failed:
                 await tx.executemany(
                     "UPDATE deliveries SET status = 'failed'"
-                    " WHERE person_id = ? AND local_date = ? AND status = 'claimed'",
+                    " WHERE person_id = ? AND local_date = ? AND status = 'claimed'"
+                    " AND claimed_at <= ?",
                     failed,
                 )
 

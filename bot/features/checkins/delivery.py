@@ -174,7 +174,7 @@ class Dispatcher(PersonSchedule):
         self._lock = asyncio.Lock()
         self._pump: asyncio.Task[None] | None = None
         self._sent: list[tuple[str, str, int, int]] = []
-        self._failed: list[tuple[str, str]] = []
+        self._failed: list[tuple[str, str, int]] = []
         self._first_buffered = 0.0
         self._retry_at = 0.0  # after a failed flush, the next try waits (storage is down)
         self._unsent: list[Claim] = []
@@ -203,6 +203,9 @@ class Dispatcher(PersonSchedule):
         async with self._lock:
             report = PassReport()
             if not await self._leadership.hold():
+                # What this replica sent as leader and could not write yet is still its own
+                # to write (storage back, another replica leading now).
+                await self._flush(report)
                 report.standby = True
                 if self._observe is not None:
                     self._observe(report)
@@ -411,7 +414,7 @@ class Dispatcher(PersonSchedule):
     def _buffer_failed(self, claim: Claim) -> None:
         if not self._sent and not self._failed:
             self._first_buffered = time.monotonic()
-        self._failed.append((claim.person_id, claim.local_date))
+        self._failed.append((claim.person_id, claim.local_date, int(self._clock().timestamp())))
 
     async def _flush(self, report: PassReport) -> None:
         sent, failed = self._sent, self._failed
@@ -425,8 +428,9 @@ class Dispatcher(PersonSchedule):
             # The records stay claimed, so none is sent twice; what the write would have
             # kept is a prompt's message id, which /clear needs to delete it from the chat
             # and a Telegram reply needs to be read as that day's journal entry. Kept here
-            # for the next flush (writing a result twice changes nothing: only claimed rows
-            # change), up to a bound; past it the oldest go, said in the log.
+            # for the next flush (a result written twice, or after a newer claim of its
+            # day, changes nothing: record_results), up to a bound; past it the oldest
+            # go, said in the log.
             self._keep_unrecorded(sent, failed)
             log.error(  # noqa: TRY400 - the type only: a traceback may quote a person's words
                 "daily: results not recorded (%d), kept to retry (%d): %s",
@@ -438,7 +442,7 @@ class Dispatcher(PersonSchedule):
         report.record_seconds += time.perf_counter() - started
 
     def _keep_unrecorded(
-        self, sent: list[tuple[str, str, int, int]], failed: list[tuple[str, str]]
+        self, sent: list[tuple[str, str, int, int]], failed: list[tuple[str, str, int]]
     ) -> None:
         self._sent, self._failed = sent + self._sent, failed + self._failed
         over = len(self._sent) + len(self._failed) - UNRECORDED_KEPT

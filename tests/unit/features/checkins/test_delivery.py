@@ -5,9 +5,11 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import os
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -35,6 +37,7 @@ from bot.features.checkins.schedule import DailySchedule
 from bot.features.checkins.views import render_page
 from bot.people.profile import Profile
 from bot.people.service import PeopleService, Person
+from bot.storage.backend import SoleLeadership
 from bot.storage.database import Database
 from bot.storage.deliveries import DeliveryRow, DeliveryStore, Version
 from bot.storage.keystore import KeyStore
@@ -430,6 +433,113 @@ async def test_results_still_unwritten_at_shutdown_are_tried_once_more(world: Wo
     assert set((await statuses(world)).values()) == {"sent"}
 
 
+class Toggled(SoleLeadership):
+    def __init__(self) -> None:
+        self.leading = True
+
+    async def hold(self) -> bool:
+        return self.leading
+
+
+def failing_writes(world: World, times: int) -> list[int]:
+    """The next `times` writes of results fail; the list counts every write tried."""
+    record = world.store.record_results
+    tries: list[int] = []
+
+    async def down(sent: Any, failed: Any) -> None:
+        tries.append(len(sent) + len(failed))
+        if len(tries) <= times:
+            raise OSError("disk")
+        await record(sent, failed)
+
+    world.store.record_results = down  # type: ignore[method-assign]
+    return tries
+
+
+async def test_a_replica_no_longer_leading_still_writes_what_it_kept(world: World) -> None:
+    # Storage down, then back with another replica holding the lock: this one's results
+    # are still only in its memory.
+    await world.add(1)
+    tries = failing_writes(world, 1)
+    leadership = Toggled()
+    dispatcher = world.dispatcher(leadership=leadership)
+    world.clock.set(at(1, 7, 30))
+    await dispatcher.run_once()
+    leadership.leading = False
+    report = await dispatcher.run_once()
+    assert report.standby and tries == [1, 1]
+    assert set((await statuses(world)).values()) == {"sent"}
+
+
+async def test_a_failed_sends_result_is_kept_too(world: World) -> None:
+    # Left claimed, a prompt that never went out reads as one that may have arrived.
+    person = await world.add(1)
+
+    async def chat_not_found() -> Any:
+        raise BadRequest("Chat not found")
+
+    async def refuse(claim: Claim) -> SendOutcome:
+        return await outcome_of(chat_not_found())
+
+    failing_writes(world, 1)
+    dispatcher = world.dispatcher(refuse)
+    world.clock.set(at(1, 7, 30))
+    await dispatcher.run_once()
+    assert (await statuses(world))[person.person_id] == "claimed"
+    world.clock.set(at(1, 7, 31))
+    await dispatcher.run_once()
+    assert (await statuses(world))[person.person_id] == "failed"
+
+
+async def test_a_result_written_late_never_takes_a_newer_claim_of_its_day(world: World) -> None:
+    # The write seemed to fail but had committed, or storage stayed down past a snooze:
+    # the day's re-send has been claimed since. The old result must not become its record.
+    person = await world.add(1)
+    failing_writes(world, 1)
+    dispatcher = world.dispatcher()
+    world.clock.set(at(1, 7, 30))
+    await dispatcher.run_once()
+    later = int(at(1, 8, 31).timestamp())
+    await world.db.execute(
+        "UPDATE deliveries SET claimed_at = ?, message_id = NULL WHERE person_id = ?",
+        (later, person.person_id),
+    )
+    world.clock.set(at(1, 8, 31))
+    await dispatcher.close()  # the kept result is tried again, and changes nothing
+    row = await world.db.fetch_one(
+        "SELECT status, message_id FROM deliveries WHERE person_id = ?", (person.person_id,)
+    )
+    assert row is not None and (row["status"], row["message_id"]) == ("claimed", None)
+
+
+async def test_after_a_failed_write_the_next_try_waits(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # With storage down, a write per send would hammer it: the next try waits
+    # FLUSH_SECONDS, and then does come, within the same pass.
+    monkeypatch.setattr(delivery, "FLUSH_ROWS", 1)
+    now = [1000.0]
+    monkeypatch.setattr(
+        delivery, "time", SimpleNamespace(monotonic=lambda: now[0], perf_counter=time.perf_counter)
+    )
+    for user in range(1, 7):
+        await world.add(user)
+    tries = failing_writes(world, 100)
+
+    async def ticking(claim: Claim) -> SendOutcome:
+        world.sent.append(claim)
+        if len(world.sent) == 4:
+            now[0] += policy.FLUSH_SECONDS  # storage has had its pause
+        return Delivered(len(world.sent))
+
+    world.clock.set(at(1, 7, 30))
+    report = await world.dispatcher(ticking, concurrency=1).run_once()
+    assert report.sent == 6
+    # The first send's write, one more after the pause (sends 1-4 kept by then), and the
+    # pass's last one with all six.
+    assert tries == [1, 4, 6]
+
+
 def test_the_results_kept_are_bounded_failures_dropped_first(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -437,9 +547,11 @@ def test_the_results_kept_are_bounded_failures_dropped_first(
     monkeypatch.setattr(delivery, "UNRECORDED_KEPT", 3)
     dispatcher = Dispatcher.__new__(Dispatcher)
     dispatcher._sent, dispatcher._failed = [("p3", "d", 3, 0)], []
-    dispatcher._keep_unrecorded([("p1", "d", 1, 0), ("p2", "d", 2, 0)], [("f1", "d"), ("f2", "d")])
+    dispatcher._keep_unrecorded(
+        [("p1", "d", 1, 0), ("p2", "d", 2, 0)], [("f1", "d", 0), ("f2", "d", 0)]
+    )
     assert ([row[0] for row in dispatcher._sent], dispatcher._failed) == (["p1", "p2", "p3"], [])
-    dispatcher._keep_unrecorded([("p0", "d", 0, 0)], [("f0", "d")])
+    dispatcher._keep_unrecorded([("p0", "d", 0, 0)], [("f0", "d", 0)])
     assert ([row[0] for row in dispatcher._sent], dispatcher._failed) == (["p1", "p2", "p3"], [])
 
 
