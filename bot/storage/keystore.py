@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 from bot.core.errors import SteadyError
 from bot.crypto import CryptoError, MasterKey, associated_data, random_key, seal, unseal_with
+from bot.storage.anchor_writer import AnchorWriter
 from bot.storage.backend import Backend, Row, StorageError
 from bot.storage.engines import open_key_database
 from bot.storage.identity_cache import Known, RecentIdentities, new_row_id
@@ -76,6 +77,7 @@ class KeyStore(KeyBatches, KeyRotation):
         # The people met lately: a Telegram user's row id is needed synchronously (the
         # crisis path's memory is keyed by it), once their update has looked it up.
         self.cache = RecentIdentities()
+        self._anchors = AnchorWriter(db)
 
     @classmethod
     async def open(cls, target: Path | str, master: MasterKey) -> KeyStore:
@@ -92,7 +94,12 @@ class KeyStore(KeyBatches, KeyRotation):
         return store
 
     async def close(self) -> None:
+        await self._anchors.close()
         await self.db.close()
+
+    async def flush_anchors(self) -> None:
+        """Write the settings anchors that wait for their batch now."""
+        await self._anchors.flush()
 
     @property
     def opened_with_next_key(self) -> bool:
@@ -218,7 +225,9 @@ class KeyStore(KeyBatches, KeyRotation):
 
     async def anchor_version(self, row_id: str, version: int) -> None:
         """Called after the row is written: a crash in between leaves the row newer than the
-        anchor, which opens (and is then anchored); only an older row is refused."""
+        anchor, which opens (and is then anchored); only an older row is refused. Memory
+        has it at once; the store within `ANCHOR_DELAY`, with the others of that moment
+        (bot/storage/anchor_writer.py)."""
         known = self.cache.get(row_id)
         if known is not None and version <= known.version:
             return
@@ -226,12 +235,9 @@ class KeyStore(KeyBatches, KeyRotation):
             ref = self._ref(row_id)
         else:
             ref = known.ref = known.ref or self._ref(row_id)
-        await self.db.execute(
-            "UPDATE identities SET version = ? WHERE row_id = ? AND version < ?",
-            (version, ref, version),
-        )
         if known is not None:
             known.version = version
+        self._anchors.put(row_id, ref, version)
 
     def anchored_slot(self, row_id: str, slot: str) -> int:
         """The newest version of one sealed row (0 if never edited or deleted)."""
@@ -277,6 +283,7 @@ class KeyStore(KeyBatches, KeyRotation):
         """After a data backup older than this store was restored: the rows now there are
         the newest (`versions`: row id -> settings revision; `slots`: row id -> slot ->
         version of each versioned row). Anchors of rows no longer there go."""
+        await self._anchors.flush()  # what waits is older than what is set here
         async with self.db.transaction() as tx:
             await tx.execute("UPDATE identities SET version = 0")
             await tx.executemany(
@@ -356,7 +363,9 @@ class KeyStore(KeyBatches, KeyRotation):
             row_id, owner = self._unbox(handle, bytes(row["sealed"]))
         except (CryptoError, TypeError) as exc:
             raise StorageError("an identity in the key store does not open") from exc
-        self.cache.put(row_id, Known(handle, owner, int(row["version"])))
+        # An anchor of this process's that waits for its batch is newer than the store's.
+        version = max(int(row["version"]), self._anchors.waiting(row_id))
+        self.cache.put(row_id, Known(handle, owner, version))
         return row_id
 
     def drop_cached(self, row_id: str) -> None:
@@ -384,6 +393,7 @@ class KeyStore(KeyBatches, KeyRotation):
         """Cut the link and shred the key, in one transaction: afterwards nothing here names
         the row id, so no copy of the data database can be tied to the person."""
         owner = (await self.owners([row_id])).get(row_id, row_id)
+        self._anchors.forget(row_id)
         async with self.db.transaction() as tx:
             await tx.execute("DELETE FROM identities WHERE row_id = ?", (self._ref(row_id),))
             await tx.execute("DELETE FROM row_versions WHERE row_id = ?", (self._ref(row_id),))

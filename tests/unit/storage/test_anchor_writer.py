@@ -1,0 +1,156 @@
+"""Settings anchors written together (bot/storage/anchor_writer.py): one commit for the
+saves of a moment, memory ahead of the store, nothing refused that should open, and a write
+that fails tried again rather than dropped."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.core.clock import ManualClock
+from bot.crypto import MasterKey
+from bot.people.service import PeopleService, RolledBackError
+from bot.storage.backend import Tx
+from bot.storage.database import Database
+from bot.storage.keystore import KeyStore
+from bot.storage.people import PeopleStore
+from bot.storage.schema import MIGRATIONS
+
+USERS = range(7001, 7011)
+
+
+@dataclass
+class World:
+    tmp: Path
+    master: MasterKey
+    keys: KeyStore
+    db: Database
+    pseudonym: bytes
+
+    def people(self) -> PeopleService:
+        clock = ManualClock(datetime(2026, 12, 4, 9, tzinfo=UTC))
+        return PeopleService(PeopleStore(self.db), self.keys, self.pseudonym, clock)
+
+    async def reopen_keys(self) -> None:
+        self.keys = await KeyStore.open(self.tmp / "keys.sqlite3", self.master)
+
+
+@pytest.fixture
+async def world(tmp_path: Path) -> AsyncIterator[World]:
+    master = MasterKey(os.urandom(32))
+    keys = await KeyStore.open(tmp_path / "keys.sqlite3", master)
+    db = await Database.open(tmp_path / "data.sqlite3", MIGRATIONS)
+    opened = World(tmp_path, master, keys, db, await keys.pseudonym_key())
+    try:
+        yield opened
+    finally:
+        await opened.keys.close()
+        await db.close()
+
+
+async def stored_versions(keys: KeyStore) -> list[int]:
+    rows = await keys.db.fetch_all("SELECT version FROM identities ORDER BY version")
+    return [int(r["version"]) for r in rows]
+
+
+class CountedTransactions:
+    """The key store's backend, counting the transactions opened on it."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.opened = 0
+
+    def transaction(self) -> AbstractAsyncContextManager[Tx]:
+        self.opened += 1
+        return self.real.transaction()  # type: ignore[no-any-return]
+
+
+class Down:
+    """A backend whose every transaction fails, as storage that is down."""
+
+    def transaction(self) -> AbstractAsyncContextManager[Tx]:
+        raise OSError("disk")
+
+
+async def test_the_saves_of_a_moment_share_one_commit(world: World) -> None:
+    people = world.people()
+    persons = [await people.create(user, user, "") for user in USERS]
+    await world.keys.flush_anchors()
+    counted = CountedTransactions(world.keys.db)
+    world.keys._anchors._db = counted  # type: ignore[assignment]
+    for person in persons:
+        await people.save(person)
+    for person in persons:  # memory knows each at once
+        assert world.keys.anchored_version(person.person_id) == person.profile.revision == 1
+    await world.keys.flush_anchors()
+    assert await stored_versions(world.keys) == [1] * len(USERS)
+    assert counted.opened == 1  # on main: ten commits, one a save
+
+
+async def test_a_save_waiting_for_its_batch_still_refuses_an_older_row_put_back(
+    world: World,
+) -> None:
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await people.save(person)
+    old = await world.db.fetch_one(
+        "SELECT profile_enc FROM people WHERE person_id = ?", (person.person_id,)
+    )
+    assert old is not None
+    await people.save(person)
+    await world.keys.close()  # closing writes what waits
+    await world.reopen_keys()
+    await world.db.execute(
+        "UPDATE people SET profile_enc = ? WHERE person_id = ?",
+        (old["profile_enc"], person.person_id),
+    )
+    with pytest.raises(RolledBackError):
+        await world.people().load(USERS[0])
+
+
+async def test_a_write_that_fails_keeps_the_anchors_and_memory_has_them(world: World) -> None:
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await world.keys.flush_anchors()
+    real = world.keys._anchors._db
+    world.keys._anchors._db = Down()  # type: ignore[assignment]
+    await people.save(person)
+    await people.save(person)
+    with pytest.raises(OSError, match="disk"):
+        await world.keys.flush_anchors()
+    # Met again after memory let the identity go: what waits is newer than the store's 0.
+    world.keys.drop_cached(person.person_id)
+    assert await people.load(USERS[0]) is not None
+    assert world.keys.anchored_version(person.person_id) == 2
+    world.keys._anchors._db = real  # storage is back
+    await world.keys.flush_anchors()
+    assert await stored_versions(world.keys) == [2]
+
+
+async def test_an_anchor_lost_in_a_crash_leaves_a_row_that_opens(world: World) -> None:
+    # The process dies before the batch is written (kill -9): the row is newer than its
+    # anchor, which opens, as a crash between a row and its anchor always did.
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await world.keys.flush_anchors()
+    world.keys._anchors._db = Down()  # type: ignore[assignment]
+    for _ in range(3):
+        await people.save(person)
+    crashed = world.keys
+    await crashed.db.close()  # the file as a crash leaves it: the batch never written
+    await crashed._anchors.close()  # its timer, which could write nothing now anyway
+    await world.reopen_keys()
+    assert await stored_versions(world.keys) == [0]
+    restarted = world.people()
+    found = await restarted.load(USERS[0])
+    assert found is not None and found.profile.revision == 3
+    await restarted.save(found)
+    await world.keys.flush_anchors()
+    assert await stored_versions(world.keys) == [4]
