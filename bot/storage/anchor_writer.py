@@ -42,9 +42,14 @@ class AnchorWriter:
 
     def put(self, row_id: str, ref: str, version: int) -> None:
         """Anchor `version` for the row (under its reference) within the delay."""
+        if self._closed:
+            # Nothing saves after the key store's close in Runtime.stop's order; should
+            # something, its row still opens (as after a crash), and it is said.
+            log.warning("a rollback anchor came after close and is not written")
+            return
         if version > self.waiting(row_id):
             self._waiting[row_id] = (ref, version)
-        if self._task is None and not self._closed:
+        if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._later())
 
     def waiting(self, row_id: str) -> int:
@@ -53,7 +58,7 @@ class AnchorWriter:
         return 0 if found is None else found[1]
 
     def forget(self, row_id: str) -> None:
-        """The identity is being deleted: nothing of it is to be written."""
+        """The identity is deleted: nothing of it is to be written."""
         self._waiting.pop(row_id, None)
 
     async def flush(self) -> None:
@@ -62,10 +67,13 @@ class AnchorWriter:
             await self._write()
 
     async def close(self) -> None:
-        """Write what waits and stop; a failure is logged (the rows still open)."""
+        """Write what waits and stop. If that write fails, those rows stay newer than their
+        anchors (they open, as after a crash): said in the log."""
         self._closed = True
-        with contextlib.suppress(Exception):  # logged by _write
+        try:
             await self.flush()
+        except Exception:
+            log.warning("rollback anchors not written at close (%d)", len(self._waiting))
         task, self._task = self._task, None
         if task is not None:
             task.cancel()
@@ -78,12 +86,14 @@ class AnchorWriter:
             async with self._lock:
                 await self._write()
             self._delay = ANCHOR_DELAY
+        except asyncio.CancelledError:
+            self._task = None  # the loop is ending: close() (or a crash) has the rest
+            raise
         except Exception:  # logged by _write; tried again, later each time
             self._delay = min(self._delay * 2, RETRY_MOST)
-        finally:
-            self._task = None
-            if self._waiting and not self._closed:
-                self._task = asyncio.get_running_loop().create_task(self._later())
+        self._task = None
+        if self._waiting and not self._closed:
+            self._task = asyncio.get_running_loop().create_task(self._later())
 
     async def _write(self) -> None:
         batch = dict(self._waiting)
@@ -91,13 +101,15 @@ class AnchorWriter:
             return
         try:
             async with self._db.transaction() as tx:
-                # Only forward, on both engines (another replica may have anchored a newer one).
+                # Only forward, on both engines (another replica may have anchored a newer
+                # one); in the references' order, so two replicas' batches lock the rows
+                # they share in the same order (no deadlock on PostgreSQL).
                 await tx.executemany(
                     "UPDATE identities SET version = ? WHERE row_id = ? AND version < ?",
-                    [(version, ref, version) for ref, version in batch.values()],
+                    [(version, ref, version) for ref, version in sorted(batch.values())],
                 )
         except Exception as exc:
-            log.warning("rollback anchors not written yet (%d): %s", len(batch), type(exc).__name__)
+            log.warning("rollback anchors not written (%d): %s", len(batch), type(exc).__name__)
             raise
         for row_id, (_, version) in batch.items():
             if self.waiting(row_id) == version:  # not moved on while this was written

@@ -393,7 +393,6 @@ class KeyStore(KeyBatches, KeyRotation):
         """Cut the link and shred the key, in one transaction: afterwards nothing here names
         the row id, so no copy of the data database can be tied to the person."""
         owner = (await self.owners([row_id])).get(row_id, row_id)
-        self._anchors.forget(row_id)
         async with self.db.transaction() as tx:
             await tx.execute("DELETE FROM identities WHERE row_id = ?", (self._ref(row_id),))
             await tx.execute("DELETE FROM row_versions WHERE row_id = ?", (self._ref(row_id),))
@@ -402,6 +401,7 @@ class KeyStore(KeyBatches, KeyRotation):
                     f"DELETE FROM {table} WHERE person_id = ?",  # noqa: S608 - constant table
                     (self._ref(owner),),
                 )
+        self._anchors.forget(row_id)
         self.drop_cached(row_id)
         await self.scrub()
 

@@ -4,9 +4,10 @@ that fails tried again rather than dropped."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import AsyncIterator
-from contextlib import AbstractAsyncContextManager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -14,9 +15,11 @@ from typing import Any
 
 import pytest
 
+import bot.storage.anchor_writer as anchor_writer
 from bot.core.clock import ManualClock
 from bot.crypto import MasterKey
 from bot.people.service import PeopleService, RolledBackError
+from bot.storage.anchor_writer import AnchorWriter
 from bot.storage.backend import Tx
 from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
@@ -154,3 +157,99 @@ async def test_an_anchor_lost_in_a_crash_leaves_a_row_that_opens(world: World) -
     await restarted.save(found)
     await world.keys.flush_anchors()
     assert await stored_versions(world.keys) == [4]
+
+
+class Held:
+    """The key store's backend, whose transactions wait for `go` once inside."""
+
+    def __init__(self, real: Any) -> None:
+        self.real = real
+        self.inside = asyncio.Event()
+        self.go = asyncio.Event()
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[Tx]:
+        async with self.real.transaction() as tx:
+            self.inside.set()
+            await self.go.wait()
+            yield tx
+
+
+async def test_a_save_made_while_its_batch_is_written_waits_for_the_next(world: World) -> None:
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await people.save(person)
+    real = world.keys._anchors._db
+    held = Held(real)
+    world.keys._anchors._db = held  # type: ignore[assignment]
+    writing = asyncio.create_task(world.keys.flush_anchors())
+    await held.inside.wait()
+    await people.save(person)  # revision 2, while 1 is being written
+    held.go.set()
+    await writing
+    world.keys._anchors._db = real
+    await world.keys.flush_anchors()
+    assert await stored_versions(world.keys) == [2]
+
+
+async def test_a_late_batch_never_moves_another_replicas_anchor_back(world: World) -> None:
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await people.save(person)  # revision 1 waits here
+    other = await KeyStore.open(world.tmp / "keys.sqlite3", world.master)  # another replica
+    try:
+        await other.anchor_version(person.person_id, 2)  # it saved the next revision since
+        await other.flush_anchors()
+        await world.keys.flush_anchors()  # this one's batch arrives late
+        assert await stored_versions(world.keys) == [2]
+    finally:
+        await other.close()
+
+
+async def test_the_timer_tries_again_on_its_own(
+    world: World, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(anchor_writer, "ANCHOR_DELAY", 0.0)
+    anchors = world.keys._anchors
+    anchors._delay = 0.0
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    await world.keys.flush_anchors()
+    real = anchors._db
+    anchors._db = Down()  # type: ignore[assignment]
+    await people.save(person)
+    first = anchors._task
+    assert first is not None
+    await first  # fails, logged, and has started the next try
+    retry = anchors._task
+    assert retry is not None and retry is not first
+    anchors._db = real  # storage is back
+    await retry
+    assert await stored_versions(world.keys) == [1] and anchors._task is None
+
+
+async def test_reanchor_in_process_is_not_undone_by_what_waited(world: World) -> None:
+    people = world.people()
+    person = await people.create(USERS[0], USERS[0], "")
+    for _ in range(3):
+        await people.save(person)
+    await world.keys.reanchor({person.person_id: 1}, {})
+    await world.keys.flush_anchors()
+    assert await stored_versions(world.keys) == [1]
+
+
+async def test_a_cancelled_timer_starts_no_other(caplog: pytest.LogCaptureFixture) -> None:
+    writer = AnchorWriter(Down())  # type: ignore[arg-type]
+    writer.put("row", "ref", 1)
+    task = writer._task
+    assert task is not None
+    await asyncio.sleep(0)  # one turn: it waits out its delay
+    task.cancel()  # the loop ending without close()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert writer._task is None
+    await writer.close()  # fails to write: said, with the count only
+    assert "rollback anchors not written at close (1)" in caplog.text
+    writer.put("row", "ref", 2)  # after close: said, not kept
+    assert writer.waiting("row") == 1 and writer._task is None
+    assert "came after close" in caplog.text
