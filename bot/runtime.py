@@ -252,6 +252,19 @@ class Runtime:
         # What start-up froze may become garbage now (a test starts many runtimes in one
         # process): back in the collector's sight.
         gc.unfreeze()
+        try:
+            await self._stop_serving()
+        finally:
+            # Whatever failed above, storage is closed (what waits in memory written: the
+            # rollback anchors, bot/storage/anchor_writer.py) and the data dir let go.
+            try:
+                if self.storage is not None:
+                    await self.storage.close()
+                    self.storage = None
+            finally:
+                self._lock.release()
+
+    async def _stop_serving(self) -> None:
         if self.webhook is not None:
             await self.webhook.stop()  # first: no new updates while the rest stops
             self.webhook = None
@@ -310,10 +323,6 @@ class Runtime:
         if self._subscription is not None:
             await self._subscription.close()
             self._subscription = None
-        if self.storage is not None:
-            await self.storage.close()
-            self.storage = None
-        self._lock.release()
 
 
 def _freeze_start_up_heap() -> None:

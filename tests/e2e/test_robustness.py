@@ -256,3 +256,28 @@ async def test_start_up_heap_is_frozen_while_running_and_released_at_stop(
     await bot.stop()
     assert gc.get_freeze_count() == 0
     await bot.start()  # the fixture stops it again
+
+
+async def test_a_stop_that_fails_midway_still_closes_storage_and_the_data_dir(
+    bot: BotUnderTest,
+) -> None:
+    # Before: an exception in the Application's stop left storage open (what waited in
+    # memory unwritten) and the data dir locked, so the next start was refused.
+    await bot.onboard()
+    runtime = bot.runtime
+    assert runtime is not None and runtime.app is not None
+    real = runtime.app.stop
+
+    async def stop_then_fail() -> None:
+        await real()
+        raise RuntimeError("a failure inside the Application's stop")
+
+    runtime.app.stop = stop_then_fail  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="inside the Application's stop"):
+        await runtime.stop()
+    assert runtime.storage is None
+    bot.runtime = None
+    await bot.start()  # the data dir is free again
+    person = await bot.services.people.load(USER)
+    assert person is not None and person.profile.onboarded
+    assert bot.services.keys.anchored_version(person.person_id) == person.profile.revision
