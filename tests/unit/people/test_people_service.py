@@ -6,24 +6,18 @@ so a record that does not decode is an unreadable row, as before."""
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, ClassVar, Self
 
 import pytest
 
 import bot.people.service as service_module
-from bot.core.clock import ManualClock
-from bot.crypto import MasterKey
 from bot.people.profile import Record
-from bot.people.service import PROFILE_SLOT, PeopleService, UnreadableDataError
-from bot.storage.database import Database
+from bot.people.service import PROFILE_SLOT, UnreadableDataError
 from bot.storage.keystore import KeyStore
-from bot.storage.people import PeopleStore
-from bot.storage.schema import MIGRATIONS
+from tests.helpers.people_stores import PeopleStores, people_stores
 
 USER = 4242
 
@@ -45,37 +39,15 @@ class Counted(Record):
         return record
 
 
-@dataclass
-class Stores:
-    keys: KeyStore
-    db: Database
-    pseudonym_key: bytes
-    master: MasterKey
-
-    def service(self) -> PeopleService:
-        """A PeopleService on these stores: a second one is another replica, or a restart."""
-        clock = ManualClock(datetime(2026, 12, 3, 9, tzinfo=UTC))
-        people = PeopleService(PeopleStore(self.db), self.keys, self.pseudonym_key, clock)
-        people.know_records([Counted])
-        return people
-
-
 @pytest.fixture
-async def stores(tmp_path: Path) -> AsyncIterator[Stores]:
-    master = MasterKey(os.urandom(32))
-    keys = await KeyStore.open(tmp_path / "keys.sqlite3", master)
-    db = await Database.open(tmp_path / "data.sqlite3", MIGRATIONS)
+async def stores(tmp_path: Path) -> AsyncIterator[PeopleStores]:
     Counted.decodes = 0
-    opened = Stores(keys, db, await keys.pseudonym_key(), master)
-    try:
+    async with people_stores(tmp_path, records=[Counted]) as opened:
         yield opened
-    finally:
-        await opened.keys.close()  # a test may have reopened it
-        await db.close()
 
 
 async def test_the_senders_handle_is_one_hmac_until_a_forget(
-    stores: Stores, monkeypatch: pytest.MonkeyPatch
+    stores: PeopleStores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     made: list[int] = []
     real = service_module.pseudonym
@@ -97,7 +69,7 @@ async def test_the_senders_handle_is_one_hmac_until_a_forget(
 
 
 async def test_a_profile_this_process_wrote_opens_without_decoding_every_record(
-    stores: Stores,
+    stores: PeopleStores,
 ) -> None:
     people = stores.service()
     person = await people.create(USER, USER, "")
@@ -116,7 +88,7 @@ async def test_a_profile_this_process_wrote_opens_without_decoding_every_record(
     assert Counted.decodes == 1
 
 
-async def test_bytes_written_elsewhere_are_read_whole(stores: Stores) -> None:
+async def test_bytes_written_elsewhere_are_read_whole(stores: PeopleStores) -> None:
     """Another replica's save (here, written straight into the row) is not the bytes this
     process wrote: a record in it that does not decode makes the row unreadable at load."""
     people = stores.service()
@@ -131,7 +103,7 @@ async def test_bytes_written_elsewhere_are_read_whole(stores: Stores) -> None:
 
 
 async def test_each_save_anchors_its_revision_with_one_reference_computed(
-    stores: Stores, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+    stores: PeopleStores, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     people = stores.service()
     person = await people.create(USER, USER, "")
@@ -148,7 +120,7 @@ async def test_each_save_anchors_its_revision_with_one_reference_computed(
     assert refs.count(person.person_id) == 1  # the row's reference, kept with what is known
     # The anchors are in the key store's file, under that reference: a restart reads them.
     await stores.keys.close()
-    stores.keys = await KeyStore.open(tmp_path / "keys.sqlite3", stores.master)
+    await stores.reopen_keys()
     restarted = stores.service()
     assert (await restarted.load(USER)) is not None
     assert restarted.keys.anchored_version(person.person_id) == person.profile.revision == 3

@@ -5,57 +5,27 @@ that fails tried again rather than dropped."""
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import AsyncIterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 import bot.storage.anchor_writer as anchor_writer
-from bot.core.clock import ManualClock
-from bot.crypto import MasterKey
-from bot.people.service import PeopleService, RolledBackError
+from bot.people.service import RolledBackError
 from bot.storage.anchor_writer import AnchorWriter
 from bot.storage.backend import Tx
-from bot.storage.database import Database
 from bot.storage.keystore import KeyStore
-from bot.storage.people import PeopleStore
-from bot.storage.schema import MIGRATIONS
+from tests.helpers.people_stores import PeopleStores, people_stores
 
 USERS = range(7001, 7011)
 
 
-@dataclass
-class World:
-    tmp: Path
-    master: MasterKey
-    keys: KeyStore
-    db: Database
-    pseudonym: bytes
-
-    def people(self) -> PeopleService:
-        clock = ManualClock(datetime(2026, 12, 4, 9, tzinfo=UTC))
-        return PeopleService(PeopleStore(self.db), self.keys, self.pseudonym, clock)
-
-    async def reopen_keys(self) -> None:
-        self.keys = await KeyStore.open(self.tmp / "keys.sqlite3", self.master)
-
-
 @pytest.fixture
-async def world(tmp_path: Path) -> AsyncIterator[World]:
-    master = MasterKey(os.urandom(32))
-    keys = await KeyStore.open(tmp_path / "keys.sqlite3", master)
-    db = await Database.open(tmp_path / "data.sqlite3", MIGRATIONS)
-    opened = World(tmp_path, master, keys, db, await keys.pseudonym_key())
-    try:
+async def world(tmp_path: Path) -> AsyncIterator[PeopleStores]:
+    async with people_stores(tmp_path) as opened:
         yield opened
-    finally:
-        await opened.keys.close()
-        await db.close()
 
 
 async def stored_versions(keys: KeyStore) -> list[int]:
@@ -82,8 +52,8 @@ class Down:
         raise OSError("disk")
 
 
-async def test_the_saves_of_a_moment_share_one_commit(world: World) -> None:
-    people = world.people()
+async def test_the_saves_of_a_moment_share_one_commit(world: PeopleStores) -> None:
+    people = world.service()
     persons = [await people.create(user, user, "") for user in USERS]
     await world.keys.flush_anchors()
     counted = CountedTransactions(world.keys.db)
@@ -94,13 +64,13 @@ async def test_the_saves_of_a_moment_share_one_commit(world: World) -> None:
         assert world.keys.anchored_version(person.person_id) == person.profile.revision == 1
     await world.keys.flush_anchors()
     assert await stored_versions(world.keys) == [1] * len(USERS)
-    assert counted.opened == 1  # on main: ten commits, one a save
+    assert counted.opened == 1  # before the anchor writer: ten commits, one a save
 
 
 async def test_a_save_waiting_for_its_batch_still_refuses_an_older_row_put_back(
-    world: World,
+    world: PeopleStores,
 ) -> None:
-    people = world.people()
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await people.save(person)
     old = await world.db.fetch_one(
@@ -115,11 +85,13 @@ async def test_a_save_waiting_for_its_batch_still_refuses_an_older_row_put_back(
         (old["profile_enc"], person.person_id),
     )
     with pytest.raises(RolledBackError):
-        await world.people().load(USERS[0])
+        await world.service().load(USERS[0])
 
 
-async def test_a_write_that_fails_keeps_the_anchors_and_memory_has_them(world: World) -> None:
-    people = world.people()
+async def test_a_write_that_fails_keeps_the_anchors_and_memory_has_them(
+    world: PeopleStores,
+) -> None:
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await world.keys.flush_anchors()
     real = world.keys._anchors._db
@@ -137,10 +109,10 @@ async def test_a_write_that_fails_keeps_the_anchors_and_memory_has_them(world: W
     assert await stored_versions(world.keys) == [2]
 
 
-async def test_an_anchor_lost_in_a_crash_leaves_a_row_that_opens(world: World) -> None:
+async def test_an_anchor_lost_in_a_crash_leaves_a_row_that_opens(world: PeopleStores) -> None:
     # The process dies before the batch is written (kill -9): the row is newer than its
     # anchor, which opens, as a crash between a row and its anchor always did.
-    people = world.people()
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await world.keys.flush_anchors()
     world.keys._anchors._db = Down()  # type: ignore[assignment]
@@ -151,7 +123,7 @@ async def test_an_anchor_lost_in_a_crash_leaves_a_row_that_opens(world: World) -
     await crashed._anchors.close()  # its timer, which could write nothing now anyway
     await world.reopen_keys()
     assert await stored_versions(world.keys) == [0]
-    restarted = world.people()
+    restarted = world.service()
     found = await restarted.load(USERS[0])
     assert found is not None and found.profile.revision == 3
     await restarted.save(found)
@@ -175,8 +147,10 @@ class Held:
             yield tx
 
 
-async def test_a_save_made_while_its_batch_is_written_waits_for_the_next(world: World) -> None:
-    people = world.people()
+async def test_a_save_made_while_its_batch_is_written_waits_for_the_next(
+    world: PeopleStores,
+) -> None:
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await people.save(person)
     real = world.keys._anchors._db
@@ -192,8 +166,8 @@ async def test_a_save_made_while_its_batch_is_written_waits_for_the_next(world: 
     assert await stored_versions(world.keys) == [2]
 
 
-async def test_a_late_batch_never_moves_another_replicas_anchor_back(world: World) -> None:
-    people = world.people()
+async def test_a_late_batch_never_moves_another_replicas_anchor_back(world: PeopleStores) -> None:
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await people.save(person)  # revision 1 waits here
     other = await KeyStore.open(world.tmp / "keys.sqlite3", world.master)  # another replica
@@ -207,12 +181,12 @@ async def test_a_late_batch_never_moves_another_replicas_anchor_back(world: Worl
 
 
 async def test_the_timer_tries_again_on_its_own(
-    world: World, monkeypatch: pytest.MonkeyPatch
+    world: PeopleStores, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(anchor_writer, "ANCHOR_DELAY", 0.0)
     anchors = world.keys._anchors
     anchors._delay = 0.0
-    people = world.people()
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     await world.keys.flush_anchors()
     real = anchors._db
@@ -228,8 +202,8 @@ async def test_the_timer_tries_again_on_its_own(
     assert await stored_versions(world.keys) == [1] and anchors._task is None
 
 
-async def test_reanchor_in_process_is_not_undone_by_what_waited(world: World) -> None:
-    people = world.people()
+async def test_reanchor_in_process_is_not_undone_by_what_waited(world: PeopleStores) -> None:
+    people = world.service()
     person = await people.create(USERS[0], USERS[0], "")
     for _ in range(3):
         await people.save(person)

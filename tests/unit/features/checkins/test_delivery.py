@@ -363,14 +363,17 @@ async def test_a_row_changed_while_claiming_is_left_for_the_next_batch(world: Wo
     assert (await statuses(world))[first.person_id] == "skipped"
 
 
-async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
-    person = await world.add(1)
+async def refuse(claim: Claim) -> SendOutcome:
+    """A send Telegram refuses for good (the chat is gone)."""
 
     async def chat_not_found() -> Any:
         raise BadRequest("Chat not found")
 
-    async def refuse(claim: Claim) -> SendOutcome:
-        return await outcome_of(chat_not_found())
+    return await outcome_of(chat_not_found())
+
+
+async def test_a_failed_send_is_recorded_and_not_retried(world: World) -> None:
+    person = await world.add(1)
 
     world.clock.set(at(1, 7, 30))
     report = await world.dispatcher(refuse).run_once()
@@ -474,12 +477,6 @@ async def test_a_replica_no_longer_leading_still_writes_what_it_kept(world: Worl
 async def test_a_failed_sends_result_is_kept_too(world: World) -> None:
     # Left claimed, a prompt that never went out reads as one that may have arrived.
     person = await world.add(1)
-
-    async def chat_not_found() -> Any:
-        raise BadRequest("Chat not found")
-
-    async def refuse(claim: Claim) -> SendOutcome:
-        return await outcome_of(chat_not_found())
 
     failing_writes(world, 1)
     dispatcher = world.dispatcher(refuse)
