@@ -50,7 +50,7 @@ def status_mb(field: str, pid: int | str = "self") -> float:
 
 def sample() -> tuple[ChartData, ChartLabels]:
     rng = Random(15)
-    urges = []
+    urges: list[UrgeEvent] = []
     for day in range(42):
         for _ in range(3):
             at = NOW - timedelta(days=day, hours=rng.uniform(0, 20))

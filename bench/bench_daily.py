@@ -341,13 +341,15 @@ async def schedule_naively(runtime: Runtime) -> int:
         for row in chunk:
             pid = str(row["person_id"])
             profile = Profile.from_json(ciphers[pid].open_text(PROFILE_SLOT, row["profile_enc"]))
-            assert (
-                profile.part(CheckinPrefs).daily_time is not None and profile.timezone is not None
+            daily_time = profile.part(CheckinPrefs).daily_time
+            timezone = profile.timezone
+            assert daily_time is not None and timezone is not None, (
+                f"{pid}: active with a due time but no daily time or time zone"
             )
-            hour, minute = map(int, profile.part(CheckinPrefs).daily_time.split(":"))
+            hour, minute = map(int, daily_time.split(":"))
             job_queue.run_daily(
                 send,
-                dt.time(hour, minute, tzinfo=ZoneInfo(profile.timezone)),
+                dt.time(hour, minute, tzinfo=ZoneInfo(timezone)),
                 # PTB counts days from Sunday = 0; ours from Monday = 0.
                 days=tuple((d + 1) % 7 for d in profile.part(CheckinPrefs).daily_days),
                 name=pid,

@@ -32,13 +32,14 @@ sys.path.insert(0, str(ROOT))
 from bench import crisis_train as ct  # noqa: E402
 from bot.matching.crisis import CrisisDetector  # noqa: E402
 from bot.matching.crisis_model import (  # noqa: E402
+    _BUCKETS_DEFAULT,
     CrisisModel,
     Head,
     Thresholds,
     View,
     combined,
-    word_count,
 )
+from bot.matching.model_gate import word_count  # noqa: E402
 
 CHECK_KINDS = ("distress", "suicide_indirect", "stalking")
 
@@ -108,7 +109,7 @@ def main() -> None:
     enc_lr = ct.fit_view(vectors, rows, ct.ENCODER_C)
     print(f"encoder logistic heads fitted in {time.perf_counter() - started:.0f} s", flush=True)
     started = time.perf_counter()
-    chars = ct.fit_view(ct.char_matrix(texts, ct._BUCKETS_DEFAULT), rows, ct.CHARS_C)
+    chars = ct.fit_view(ct.char_matrix(texts, _BUCKETS_DEFAULT), rows, ct.CHARS_C)
     print(f"n-gram heads fitted in {time.perf_counter() - started:.0f} s", flush=True)
     started = time.perf_counter()
     enc_mlp = ct.fit_mlp_view(vectors, rows, args.mlp) if args.mlp else None
@@ -133,7 +134,7 @@ def main() -> None:
     provisional = Thresholds(check=0.5, emergency=0.9, urgent=0.5, second_kind=0.3)
     for name, (view, mix) in candidates.items():
         about = {"view_weights": {"encoder": mix, "chars": round(1 - mix, 4)}}
-        head = Head(view, chars, ct._BUCKETS_DEFAULT, provisional, about)
+        head = Head(view, chars, _BUCKETS_DEFAULT, provisional, about)
         model = CrisisModel(head, embed)
         dev_found = [model.score(r["text"]) for r in dev_rows]
         left_found = {k: [model.score(r["text"]) for r in v] for k, v in left.items()}
@@ -172,13 +173,11 @@ def main() -> None:
             if args.heads and not label:
                 args.heads.mkdir(parents=True, exist_ok=True)
                 about_t = about | {
-                    "buckets": ct._BUCKETS_DEFAULT,
+                    "buckets": _BUCKETS_DEFAULT,
                     "thresholds": t.__dict__,
                     "mlp_hidden": args.mlp if "lr" not in name else 0,
                 }
-                ct.save(
-                    Head(view, chars, ct._BUCKETS_DEFAULT, t, about_t), args.heads / f"{name}.npz"
-                )
+                ct.save(Head(view, chars, _BUCKETS_DEFAULT, t, about_t), args.heads / f"{name}.npz")
         sys.stdout.flush()
 
 

@@ -48,8 +48,8 @@ from bench.labelled import labelled_rows  # noqa: E402
 from bot.content.loader import content_dir, load_content  # noqa: E402
 from bot.features.crisis.screen import shared_model  # noqa: E402
 from bot.matching.crisis import CrisisKind, CrisisMatch  # noqa: E402
-from bot.matching.crisis_model import MODEL_HEAD, combined  # noqa: E402
-from bot.matching.model_gate import temper  # noqa: E402
+from bot.matching.crisis_model import combined  # noqa: E402
+from bot.matching.model_gate import MODEL_HEAD, temper  # noqa: E402
 
 # The reply each kind of crisis needs, when the emergency reply is right.
 RIGHT_REPLY = {

@@ -26,7 +26,8 @@ sys.path.insert(0, str(ROOT))
 from bench.crisis_eval import cached  # noqa: E402
 from bench.labelled import labelled_rows  # noqa: E402
 from bot.content.loader import content_dir, load_content  # noqa: E402
-from bot.matching.crisis_model import MODEL_HEAD, load_model, word_count  # noqa: E402
+from bot.matching.crisis_model import load_model  # noqa: E402
+from bot.matching.model_gate import MODEL_HEAD, word_count  # noqa: E402
 
 SHORT_CALM = ROOT / "content" / "crisis_model" / "data" / "train-T13.jsonl"
 

