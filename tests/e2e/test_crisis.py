@@ -5,10 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from telegram import Chat
+from telegram.constants import ChatType
 
+from bot.core.rich_text import Rich, Span
 from bot.emulator import SentMessage
 from bot.features.checkins.prefs import CheckinPrefs
 from bot.features.crisis.held import HeldTexts
+from bot.framework.chat import say_urgent
+from bot.framework.context import Context
 from tests.helpers.bot import USER, BotUnderTest, buttons_of
 from tests.helpers.daily import entries, prompt_arrives
 from tests.helpers.worksheets import (
@@ -739,3 +744,27 @@ async def test_no_country_yet_in_spanish_shows_spain_and_mexico(bot: BotUnderTes
     assert "• España: 112" in text and "• México: 911" in text
     assert "el 112 y el 911 funcionan desde la mayoría de los teléfonos móviles" in text
     assert buttons_of(reply)[0][1] == "crisis:where:g"  # the country picker first
+
+
+async def test_the_crisis_bots_reply_is_built_as_telegram_echoes_it(bot: BotUnderTest) -> None:
+    # The crisis path's reply is made from what was sent, not parsed from Telegram's echo
+    # (issue 25): it must hold what the echo would, and its edits go on the crisis bot.
+    await bot.onboard()
+    assert bot.runtime is not None and bot.runtime.app is not None
+    context = Context(bot.runtime.app, chat_id=USER, user_id=USER)
+    rows = [[("More support lines", "x:1"), ("Not now", "x:2")], [("Later", "x:3")]]
+    text = Rich("Call 999 now", [Span("bold", 5, 3)])
+    built = await say_urgent(context, Chat(USER, ChatType.PRIVATE), text, buttons=rows, silent=True)
+    echoed = await bot.next(containing="Call 999 now")
+    assert (built.message_id, built.text, built.chat.id) == (echoed.message_id, echoed.text, USER)
+    assert int(built.date.timestamp()) == echoed.date and echoed.disable_notification
+    assert buttons_of(echoed) == [pair for row in rows for pair in row]
+    assert built.reply_markup is not None
+    assert [[(b.text, b.callback_data) for b in r] for r in built.reply_markup.inline_keyboard] == [
+        list(row) for row in rows
+    ]
+    assert [(e.type, e.offset, e.length) for e in built.entities] == [("bold", 5, 3)]
+    assert built.get_bot() is bot.services.urgent_bot
+    await built.edit_reply_markup(reply_markup=None)  # as add_under_reply's edits
+    (edited,) = [m for m in bot.emu.messages_to(USER) if m.message_id == built.message_id]
+    assert not buttons_of(edited)

@@ -17,7 +17,7 @@ from bot.content.places import name_in
 from bot.features.crisis.callbacks import CrisisButton
 from bot.features.crisis.held import SAFETY_PLAN
 from bot.features.worksheets.callbacks import WorksheetButton
-from bot.framework.chat import Button, current_person, say
+from bot.framework.chat import Button, current_person, say_urgent
 from bot.framework.context import Context
 from bot.matching.crisis import CrisisKind
 
@@ -94,12 +94,11 @@ async def send_urgent(
         return None
     people = context.services.people
     person_id = people.person_id(user.id)
-    sent = await say(
+    sent = await say_urgent(
         context,
-        chat.id,
+        chat,
         text,
         buttons=buttons,
-        bot=context.services.urgent_bot,
         silent=context.services.crisis_cache.silent(person_id),
     )
     for message in (trigger, sent):
