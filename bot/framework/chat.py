@@ -155,11 +155,10 @@ async def say(
     if bot is None:  # only the urgent bot (decoy, crisis lines) speaks in cover
         hold_if_cover(context, chat_id)
     rich = text if isinstance(text, Rich) else Rich(text)
-    entities = [MessageEntity(s.kind, s.offset, s.length) for s in rich.spans]
     message = await (bot or context.bot).send_message(
         chat_id,
         rich.text,
-        entities=entities or None,
+        entities=_entities(rich),
         reply_markup=keyboard(buttons) if buttons else None,
         protect_content=protect,
         disable_notification=silent,
@@ -183,7 +182,7 @@ async def say_id(
     the same send policy and the same note for /clear, but the request is built as JSON
     and Telegram's answer is read for the id and date alone, never parsed into a PTB
     `Message` (with its keyboard, the larger part of an ordinary update's send: issue 25).
-    The main bot only: the urgent bot's replies go through `say`."""
+    The main bot only: the urgent bot's replies go through `say_urgent`."""
     hold_if_cover(context, chat_id)
     rich = text if isinstance(text, Rich) else Rich(text)
     params = _message_params(chat_id, rich, buttons, protect=protect, silent=silent)
@@ -204,6 +203,11 @@ async def say_id(
     if person is not None:
         _note(context.services, person, message_id, date, quotes)
     return message_id
+
+
+def _entities(rich: Rich) -> list[MessageEntity] | None:
+    """The text's formatting as PTB's entities (None for plain text), as `say` sends them."""
+    return [MessageEntity(s.kind, s.offset, s.length) for s in rich.spans] or None
 
 
 def _message_params(
@@ -257,7 +261,7 @@ async def say_urgent(
         chat,
         from_user=_me(bot),
         text=rich.text,
-        entities=[MessageEntity(s.kind, s.offset, s.length) for s in rich.spans] or None,
+        entities=_entities(rich),
         reply_markup=keyboard(buttons) if buttons else None,
     )
     message.set_bot(bot)
